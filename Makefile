@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# sframe-unwind top level.
+#
+#   make                  the module, against the running kernel or KDIR=
+#   make tools            tools/sframectl/sframectl
+#   make check            every test suite (user space, fuzz smoke, VM)
+#   make check-user       user-space suites only: fast, no QEMU
+#   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
+#   make bench            format-core benchmark
+#   make checkpatch       checkpatch.pl --no-tree on every .c and .h
+#   make demo             perf -g with and without the module, in a VM
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
+FUZZ_SECONDS ?= 600
+export FIXTURES
+
+module:
+	$(MAKE) -C kernel KDIR=$(KDIR)
+
+tools:
+	$(MAKE) -C tools/sframectl
+
+check:
+	tools/testing/run-all
+
+check-user:
+	tools/testing/run-all --user-only
+
+fuzz:
+	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+bench:
+	$(MAKE) -C tools/testing/sframe bench
+
+checkpatch:
+	tools/testing/checkpatch
+
+demo:
+	tools/testing/vm/vmtest --demo
+
+clean:
+	$(MAKE) -C tools/sframectl clean
+	$(MAKE) -C tools/testing/sframe clean
+	rm -rf build
+	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
+
+.PHONY: module tools check check-user fuzz bench checkpatch demo clean

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SFrame format core: validate an untrusted section once, completely,
+ * into a handle; then look up the frame rule for a PC, or iterate over the
+ * section's functions (FDEs) and rows (FREs).  Pure C, no allocation; the
+ * same code is built into the kernel module and into sframectl.
+ */
+#ifndef _SFRAME_SFRAME_H
+#define _SFRAME_SFRAME_H
+
+#include "compat.h"
+#include "format.h"
+
+/*
+ * Why a section was rejected.  Each reason has one errno and one message;
+ * the kernel counts rejections by reason.
+ */
+enum sframe_reason {
+	SFRAME_VALID = 0,
+	SFRAME_ERR_HEADER_TRUNCATED,
+	SFRAME_ERR_MAGIC,
+	SFRAME_ERR_VERSION,
+	SFRAME_ERR_FLAGS,
+	SFRAME_ERR_ABI,
+	SFRAME_ERR_ABI_BYTE_ORDER,
+	SFRAME_ERR_FIXED_OFFSET,
+	SFRAME_ERR_AUXHDR,
+	SFRAME_ERR_FDE_TABLE,
+	SFRAME_ERR_FRE_SECTION,
+	SFRAME_ERR_SUBSECTION_OVERLAP,
+	SFRAME_ERR_TRAILING_BYTES,
+	SFRAME_ERR_NOT_SORTED,
+	SFRAME_ERR_FDE_INFO,
+	SFRAME_ERR_FDE_TYPE,
+	SFRAME_ERR_FRE_TYPE,
+	SFRAME_ERR_REP_SIZE,
+	SFRAME_ERR_FUNC_RANGE,
+	SFRAME_ERR_FDE_ORDER,
+	SFRAME_ERR_FDE_FRE_OFF,
+	SFRAME_ERR_FRE_TRUNCATED,
+	SFRAME_ERR_FRE_WORD_SIZE,
+	SFRAME_ERR_FRE_WORD_COUNT,
+	SFRAME_ERR_FRE_ORDER,
+	SFRAME_ERR_FRE_START,
+	SFRAME_ERR_FRE_INFO,
+	SFRAME_ERR_FLEX_CONTROL,
+	SFRAME_ERR_CFA_OFFSET,
+	SFRAME_ERR_FRE_COUNT,
+	SFRAME_ERR_FRE_LEN,
+	SFRAME_NR_REASONS
+};
+
+/* Where validation stopped: the reason, the byte offset, the FDE index. */
+struct sframe_error {
+	enum sframe_reason reason;
+	u32 offset;
+	u32 fde;			/* SFRAME_NO_FDE when not per function */
+};
+
+#define SFRAME_NO_FDE		0xffffffffU
+
+/* Validation options. */
+#define SFRAME_REQUIRE_SORTED	0x1	/* reject sections without FDE_SORTED */
+
+/*
+ * A validated section.  It points at the caller's bytes, which must stay
+ * unchanged for the handle's lifetime.  vaddr is the address the section's
+ * first byte is linked at, so that FDE start addresses come out in the
+ * object's address space (0 for relocatable objects and raw sections).
+ */
+struct sframe_section {
+	const u8 *data;
+	u32 size;
+	u64 vaddr;
+	u8 version;
+	u8 flags;
+	u8 abi;
+	bool big_endian;
+	s8 fixed_fp;
+	s8 fixed_ra;
+	u8 fde_size;
+	u8 sp_reg;			/* DWARF numbers of SP and FP */
+	u8 fp_reg;
+	u32 num_fdes;
+	u32 num_fres;
+	u32 fde_table;			/* section offset of the FDE table */
+	u32 fre_section;		/* section offset of the FRE sub-section */
+	u32 fre_len;
+	const u32 *index;		/* optional, see sframe_index_build() */
+	u32 index_entries;
+	s64 index_base;
+};
+
+/*
+ * The optional lookup index samples every SFRAME_INDEX_STRIDE-th FDE start
+ * into a small u32 array, so that the binary search touches a few cache
+ * lines instead of the whole FDE table.
+ */
+#define SFRAME_INDEX_STRIDE	8
+
+/* One function, decoded. */
+struct sframe_fde {
+	u32 index;
+	s64 rel_start;			/* start, relative to the section start */
+	u64 start;			/* vaddr + rel_start */
+	u32 size;
+	u32 num_fres;
+	u32 fres;			/* section offset of the first FRE */
+	u8 info;
+	u8 info2;
+	u8 rep_size;
+	u8 fre_type;
+	u8 pc_type;
+	u8 fde_type;
+	bool signal;
+};
+
+/* One frame row entry, decoded; words are raw (unsigned) data words. */
+struct sframe_fre {
+	u32 offset;			/* section offset of this FRE */
+	u32 next;			/* section offset just past it */
+	u32 start;			/* offset in the function (or block) */
+	u8 info;
+	u8 num_words;
+	u8 word_bytes;
+	u32 words[SFRAME_MAX_WORDS];
+};
+
+/* How to recover a value: the CFA, the RA or the FP of the caller. */
+enum sframe_loc_kind {
+	SFRAME_LOC_SAME,		/* not saved: unchanged in its register */
+	SFRAME_LOC_AT_CFA,		/* *(CFA + offset) */
+	SFRAME_LOC_REG,			/* reg + offset */
+	SFRAME_LOC_AT_REG,		/* *(reg + offset) */
+	SFRAME_LOC_UNDEFINED,		/* no value: RA of the outermost frame */
+};
+
+struct sframe_loc {
+	u8 kind;
+	u8 reg;				/* DWARF register number */
+	s32 offset;
+};
+
+#define SFRAME_RULE_OUTERMOST	0x1
+#define SFRAME_RULE_SIGNAL	0x2
+#define SFRAME_RULE_RA_MANGLED	0x4
+#define SFRAME_RULE_FLEX	0x8
+
+/* The frame rule in force at a PC. */
+struct sframe_rule {
+	struct sframe_loc cfa;
+	struct sframe_loc ra;
+	struct sframe_loc fp;
+	u8 flags;
+};
+
+int sframe_validate(struct sframe_section *sec, const void *data, u32 size,
+		    u64 vaddr, unsigned int options, struct sframe_error *err);
+
+const char *sframe_reason_str(enum sframe_reason reason);
+int sframe_reason_errno(enum sframe_reason reason);
+
+int sframe_get_fde(const struct sframe_section *sec, u32 index,
+		   struct sframe_fde *fde);
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 offset,
+		    struct sframe_fre *fre);
+s32 sframe_fre_word(const struct sframe_fre *fre, unsigned int i);
+int sframe_fre_rule(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, const struct sframe_fre *fre,
+		    struct sframe_rule *rule);
+
+u32 sframe_index_entries(const struct sframe_section *sec);
+void sframe_index_build(struct sframe_section *sec, u32 *index);
+
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde);
+int sframe_fde_find_fre(const struct sframe_section *sec,
+			const struct sframe_fde *fde, u64 pc,
+			struct sframe_fre *fre, u32 *fre_index);
+int sframe_find(const struct sframe_section *sec, u64 pc,
+		struct sframe_rule *rule);
+
+#endif /* _SFRAME_SFRAME_H */

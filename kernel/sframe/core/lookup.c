@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PC to frame rule on a validated section: binary search of the FDE index,
+ * then a scan of the function's FREs.  No allocation, no locks; every read
+ * stays inside what validation checked.
+ */
+#include <sframe/sframe.h>
+#include "read.h"
+
+/*
+ * Entries the lookup index of @sec needs: 0 when the section cannot have
+ * one (unsorted, or functions spread over more than 4 GiB).
+ */
+u32 sframe_index_entries(const struct sframe_section *sec)
+{
+	s64 first, last;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED) || !sec->num_fdes)
+		return 0;
+	first = sframe_fde_rel_start(sec, 0);
+	last = sframe_fde_rel_start(sec, sec->num_fdes - 1);
+	if ((u64)last - (u64)first > U32_MAX)
+		return 0;
+	return (sec->num_fdes + SFRAME_INDEX_STRIDE - 1) / SFRAME_INDEX_STRIDE;
+}
+
+/* Fill @index, sframe_index_entries() long, and attach it to @sec. */
+void sframe_index_build(struct sframe_section *sec, u32 *index)
+{
+	u32 i, n = sframe_index_entries(sec);
+
+	if (!n)
+		return;
+	sec->index_base = sframe_fde_rel_start(sec, 0);
+	for (i = 0; i < n; i++)
+		index[i] = (u32)(sframe_fde_rel_start(sec, i * SFRAME_INDEX_STRIDE) -
+				 sec->index_base);
+	sec->index = index;
+	sec->index_entries = n;
+}
+
+/* Narrow [*lo, *hi) to the stride of FDEs that may hold @rel_pc. */
+static void sframe_index_narrow(const struct sframe_section *sec, s64 rel_pc,
+				u32 *lo, u32 *hi)
+{
+	u64 delta = (u64)rel_pc - (u64)sec->index_base;
+	u32 l = 0, h = sec->index_entries;
+
+	if (rel_pc < sec->index_base) {
+		*hi = 0;
+		return;
+	}
+	while (l < h) {
+		u32 mid = l + (h - l) / 2;
+
+		if (sec->index[mid] <= delta)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	/* l >= 1: index[0] is 0 and delta >= 0. */
+	*lo = (l - 1) * SFRAME_INDEX_STRIDE;
+	if (l < sec->index_entries)
+		*hi = l * SFRAME_INDEX_STRIDE;
+}
+
+/*
+ * The FDE covering @pc.  Sorted sections are searched in O(log n); an
+ * unsorted one (only relocatable objects have those) is scanned.
+ */
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde)
+{
+	s64 rel_pc = (s64)(pc - sec->vaddr);
+	u32 lo = 0, hi = sec->num_fdes, i;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		for (i = 0; i < sec->num_fdes; i++) {
+			s64 start = sframe_fde_rel_start(sec, i);
+
+			if (start <= rel_pc && sframe_get_fde(sec, i, fde) == 0 &&
+			    (u64)rel_pc - (u64)start < fde->size)
+				return 0;
+		}
+		return -ENOENT;
+	}
+
+	if (sec->index)
+		sframe_index_narrow(sec, rel_pc, &lo, &hi);
+	/* The last FDE starting at or below the PC. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (sframe_fde_rel_start(sec, mid) <= rel_pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || sframe_get_fde(sec, lo - 1, fde))
+		return -ENOENT;
+	if ((u64)rel_pc - (u64)fde->rel_start >= fde->size)
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * The FRE of @fde in force at @pc, which the FDE must cover.  FRE starts
+ * strictly increase, so the scan stops at the first one past the PC and
+ * only the FRE found has its data words decoded.
+ */
+int sframe_fde_find_fre(const struct sframe_section *sec,
+			const struct sframe_fde *fde, u64 pc,
+			struct sframe_fre *fre, u32 *fre_index)
+{
+	u32 pc_off = (u32)(pc - fde->start);
+	u32 i, start, next, offset = fde->fres, found = 0;
+	bool any = false;
+
+	if (pc - fde->start >= fde->size)
+		return -ENOENT;
+	if (fde->pc_type == SFRAME_PC_TYPE_MASK)
+		pc_off %= fde->rep_size;
+
+	for (i = 0; i < fde->num_fres; i++, offset = next) {
+		if (sframe_fre_span(sec, fde, offset, &start, &next))
+			return -EINVAL;
+		if (start > pc_off)
+			break;
+		found = offset;
+		any = true;
+	}
+	if (!any)
+		return -ENOENT;
+	if (fre_index)
+		*fre_index = i - 1;
+	return sframe_read_fre(sec, fde, found, fre);
+}
+
+/* The frame rule at @pc, in the section's address space. */
+int sframe_find(const struct sframe_section *sec, u64 pc,
+		struct sframe_rule *rule)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int ret;
+
+	ret = sframe_find_fde(sec, pc, &fde);
+	if (!ret)
+		ret = sframe_fde_find_fre(sec, &fde, pc, &fre, NULL);
+	if (!ret)
+		ret = sframe_fre_rule(sec, &fde, &fre, rule);
+	return ret;
+}

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The format core, compiled into the KUnit module itself: the suites test
+ * exactly the code sframe_unwind.ko runs, without the test module having to
+ * load the unwinder or the unwinder having to export its internals.
+ */
+#include "core/decode.c"
+#include "core/validate.c"
+#include "core/lookup.c"

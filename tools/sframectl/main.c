@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl: inspect and check SFrame sections with the same format core
+ * the kernel module uses.  Exit status: 0 all valid, 1 some input invalid,
+ * 2 usage or I/O error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sframectl.h"
+
+#define EXIT_INVALID	1
+#define EXIT_USAGE	2
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: sframectl dump [--raw] [--vaddr ADDR] FILE\n"
+		"       sframectl check [--raw] FILE...\n"
+		"\n"
+		"  dump    print the section as binutils' objdump --sframe does\n"
+		"  check   validate; print 'FILE: ok (...)' or the reason\n"
+		"  --raw   FILE is a bare .sframe section, not an ELF object\n");
+}
+
+/*
+ * Load and validate @path; on failure print why to @out (the report for
+ * check, stderr for dump) and return the exit code.
+ */
+static int load_section(FILE *out, const char *path, bool raw,
+			bool have_vaddr, unsigned long long vaddr,
+			struct sframe_input *in, struct sframe_section *sec)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_error err;
+	enum sframe_load_status st;
+
+	st = sframe_input_load(in, path, raw, msg, sizeof(msg));
+	if (st == SFRAME_LOAD_IO) {
+		fprintf(stderr, "sframectl: %s: %s\n", path, msg);
+		sframe_input_free(in);
+		return EXIT_USAGE;
+	}
+	if (st == SFRAME_LOAD_INVALID) {
+		fprintf(out, "%s: invalid: %s\n", path, msg);
+		sframe_input_free(in);
+		return EXIT_INVALID;
+	}
+	if (in->size > UINT32_MAX) {
+		fprintf(out, "%s: invalid: section larger than 4 GiB\n", path);
+		sframe_input_free(in);
+		return EXIT_INVALID;
+	}
+	if (have_vaddr)
+		in->vaddr = vaddr;
+	if (sframe_validate(sec, in->bytes, (u32)in->size, in->vaddr, 0,
+			    &err)) {
+		fprintf(out, "%s: invalid: %s", path,
+			sframe_reason_str(err.reason));
+		if (err.fde != SFRAME_NO_FDE)
+			fprintf(out, " in FDE %u", err.fde);
+		fprintf(out, " at offset 0x%x\n", err.offset);
+		sframe_input_free(in);
+		return EXIT_INVALID;
+	}
+	return 0;
+}
+
+static int parse_common(int argc, char **argv, int *i, bool *raw,
+			bool *have_vaddr, unsigned long long *vaddr)
+{
+	for (; *i < argc && argv[*i][0] == '-'; (*i)++) {
+		const char *opt = argv[*i];
+		char *end;
+
+		if (!strcmp(opt, "--")) {
+			(*i)++;
+			return 0;
+		}
+		if (!strcmp(opt, "--raw")) {
+			*raw = true;
+			continue;
+		}
+		if (!vaddr || strcmp(opt, "--vaddr") || *i + 1 >= argc) {
+			fprintf(stderr, "sframectl: unknown option '%s'\n", opt);
+			return -1;
+		}
+		errno = 0;
+		*vaddr = strtoull(argv[++*i], &end, 0);
+		if (errno || *end) {
+			fprintf(stderr, "sframectl: bad address '%s'\n", argv[*i]);
+			return -1;
+		}
+		*have_vaddr = true;
+	}
+	return 0;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	unsigned long long vaddr = 0;
+	bool raw = false, have_vaddr = false;
+	struct sframe_section sec;
+	struct sframe_input in;
+	int i = 1, ret;
+
+	if (parse_common(argc, argv, &i, &raw, &have_vaddr, &vaddr) ||
+	    argc - i != 1) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = load_section(stderr, argv[i], raw, have_vaddr, vaddr, &in,
+			   &sec);
+	if (ret)
+		return ret;
+	sframe_dump(stdout, &sec, in.name);
+	sframe_input_free(&in);
+	return fflush(stdout) ? EXIT_USAGE : 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	bool raw = false, have_vaddr = false;
+	struct sframe_section sec;
+	struct sframe_input in;
+	int i = 1, ret, worst = 0;
+
+	if (parse_common(argc, argv, &i, &raw, &have_vaddr, NULL) ||
+	    i >= argc) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (; i < argc; i++) {
+		ret = load_section(stdout, argv[i], raw, false, 0, &in, &sec);
+		if (!ret) {
+			printf("%s: ok (v%u, %u FDEs, %u FREs)\n", argv[i],
+			       sec.version, sec.num_fdes, sec.num_fres);
+			sframe_input_free(&in);
+		}
+		if (ret > worst)
+			worst = ret;
+	}
+	return worst;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "dump"))
+		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "sframectl: unknown command '%s'\n", argv[1]);
+	print_usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sframectl against the toolchains' own output: dumps byte-identical to
+# binutils 2.47's `objdump --sframe` for v2 and v3, the same layout for v1
+# (compared with 2.40's dump, less its two known layout differences), the
+# binutils test suite's expected dumps, and check's exit codes.
+#
+# usage: dump_test.sh SFRAMECTL FIXTURES_DIR
+
+set -u
+SFRAMECTL=$1
+FX=$2/sframe
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+# objdump prints a blank line, "FILE: file format ...", a blank line first.
+for dir in sid-2.47.50 trixie-2.44; do
+	for f in prog prog-static prog.o prog-r.o hand.o; do
+		ref=$FX/$dir/$f.objdump-sframe.by-2.47.50.txt
+		[ "$dir/$f" = trixie-2.44/prog-r.o ] && continue
+		"$SFRAMECTL" dump "$FX/$dir/$f" >"$TMP/out" 2>"$TMP/err"
+		tail -n +4 "$ref" | cmp -s - "$TMP/out"
+		ok $? "dump $dir/$f is byte-identical to objdump 2.47"
+	done
+done
+
+# The raw section at its link address dumps as the ELF object does.
+for dir in sid-2.47.50 trixie-2.44; do
+	addr=$(readelf -SW "$FX/$dir/prog" | awk '$2 == ".sframe" { print "0x" $4 }')
+	"$SFRAMECTL" dump --raw --vaddr "$addr" "$FX/$dir/prog.sframe.bin" >"$TMP/raw"
+	"$SFRAMECTL" dump "$FX/$dir/prog" >"$TMP/elf"
+	cmp -s "$TMP/raw" "$TMP/elf"
+	ok $? "dump --raw --vaddr $addr of $dir/prog.sframe.bin matches the ELF dump"
+done
+
+# v1: binutils 2.40 printed no "CFA fixed RA offset" line and showed the
+# fixed RA as "u"; 2.47's layout shows both.  2.40's objdump also left .o
+# sections unrelocated, which is what --raw on the .sframe.bin shows.
+v1_layout() {
+	tail -n +4 "$1" | sed -e '/^    Flags: /a\    CFA fixed RA offset: -8' \
+		-e 's/^\(    [0-9a-f]\{16\}  .\{20\}\)u   /\1f   /'
+}
+for f in prog prog-static; do
+	"$SFRAMECTL" dump "$FX/bookworm-2.40/$f" >"$TMP/out"
+	v1_layout "$FX/bookworm-2.40/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
+	ok $? "dump bookworm-2.40/$f (v1) matches objdump 2.40 in 2.47's layout"
+done
+for f in prog.o hand.o; do
+	"$SFRAMECTL" dump --raw "$FX/bookworm-2.40/$f.sframe.bin" >"$TMP/out"
+	v1_layout "$FX/bookworm-2.40/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
+	ok $? "dump --raw bookworm-2.40/$f.sframe.bin (v1) matches objdump 2.40"
+done
+
+# binutils' own expected dumps: one regular expression per line, "#..."
+# skips lines.
+match_d() {
+	python3 - "$1" "$2" <<'EOF'
+import re, sys
+want = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
+got = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
+i = 0
+for w in want:
+    if w == "#...":
+        continue
+    while i < len(got) and not re.fullmatch(w, got[i]):
+        i += 1
+    if i == len(got):
+        print("# no line matches: " + w)
+        sys.exit(1)
+    i += 1
+EOF
+}
+for t in test-v2-ET_EXEC test-v2-ET_REL; do
+	"$SFRAMECTL" dump "$FX/binutils-testsuite/$t.sframe" >"$TMP/out"
+	match_d "$FX/binutils-testsuite/$t.sframe.dump" "$TMP/out"
+	ok $? "dump $t matches binutils' expected dump"
+done
+
+# check: exit status 0 valid, 1 invalid, 2 usage or I/O.
+"$SFRAMECTL" check "$FX"/*/prog "$FX"/*/prog-static "$FX"/*/hand.o >"$TMP/out"
+ok $? "check: every linked fixture and hand.o is valid (exit 0)"
+grep -q "^$FX/sid-2.47.50/prog: ok (v3, 14 FDEs, 50 FREs)$" "$TMP/out"
+ok $? "check reports version and counts"
+
+"$SFRAMECTL" check "$FX/trixie-2.44/prog-r.o" >"$TMP/out"
+st=$?
+[ $st = 1 ] && grep -q "prog-r.o: invalid: relocation does not target an FDE start address at offset 0x13c" "$TMP/out"
+ok $? "check trixie-2.44/prog-r.o: invalid, relocation into the FREs (exit $st)"
+
+"$SFRAMECTL" check --raw "$FX/trixie-2.44/prog-r.o.sframe.bin" >"$TMP/out"
+st=$?
+[ $st = 1 ] && grep -q "invalid: trailing bytes after the FRE sub-section at offset 0x16d" "$TMP/out"
+ok $? "check --raw trixie-2.44/prog-r.o.sframe.bin: trailing bytes (exit $st)"
+
+"$SFRAMECTL" check "$FX/sid-2.47.50/prog" "$FX/trixie-2.44/prog-r.o" >"$TMP/out"
+st=$?
+[ $st = 1 ] && grep -q "sid-2.47.50/prog: ok" "$TMP/out"
+ok $? "check with one bad file among good ones: exit 1, the good one still ok"
+
+"$SFRAMECTL" check "$FX/sid-2.47.50/prog.c" >"$TMP/out"
+st=$?
+[ $st = 1 ] && grep -q "prog.c: invalid: not an ELF file" "$TMP/out"
+ok $? "check on a non-ELF file: invalid (exit $st)"
+
+"$SFRAMECTL" check "$TMP/does-not-exist" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st = 2 ] && grep -q "does-not-exist: No such file" "$TMP/err"
+ok $? "check on a missing file: exit 2 with the reason (exit $st)"
+
+"$SFRAMECTL" frobnicate >"$TMP/out" 2>&1
+ok $(($? != 2)) "unknown command: exit 2"
+
+"$SFRAMECTL" dump "$FX/trixie-2.44/prog-r.o" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st = 1 ] && [ ! -s "$TMP/out" ] && grep -q "invalid" "$TMP/err"
+ok $? "dump of an invalid file: nothing on stdout, reason on stderr, exit 1"
+
+echo "1..$n"
+[ $failed = 0 ]
