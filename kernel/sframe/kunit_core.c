@@ -7,3 +7,4 @@
 #include "core/decode.c"
 #include "core/validate.c"
 #include "core/lookup.c"
+#include "core/walk.c"

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-stack walker's step logic: from one frame's IP, SP and FP to
+ * its caller's, by the SFrame rule for the IP or by the frame-pointer
+ * chain, with every way to give up named.  It reads memory and finds
+ * sections only through callbacks, so the same code runs on a user stack
+ * in a perf sample and on a synthetic stack in a test.
+ */
+#ifndef _SFRAME_WALK_H
+#define _SFRAME_WALK_H
+
+#include "sframe.h"
+
+/* Why a walk ended (SFRAME_STOP_NONE while it goes on). */
+enum sframe_walk_stop {
+	SFRAME_STOP_NONE,
+	SFRAME_STOP_OUTERMOST,		/* RA undefined: the outermost frame */
+	SFRAME_STOP_IP_ZERO,		/* the caller's IP is 0 */
+	SFRAME_STOP_NO_RULE,		/* no SFrame rule, frame pointers not trusted */
+	SFRAME_STOP_READ,		/* a stack read failed */
+	SFRAME_STOP_CFA_NOT_ABOVE_SP,	/* the stack would not grow up */
+	SFRAME_STOP_MISALIGNED,		/* CFA or FP not word aligned */
+	SFRAME_STOP_REGISTER,		/* a rule needs a register no longer known */
+	SFRAME_STOP_FP_CHAIN,		/* frame pointer below SP */
+	SFRAME_NR_STOPS
+};
+
+struct sframe_walk_ops {
+	/* Read the word at @addr without faulting pages in: 0 or -EFAULT. */
+	int (*read)(void *ctx, u64 addr, u64 *val);
+	/*
+	 * The validated section describing @ip and its load bias, or NULL.
+	 * *fp_ok: whether the frame-pointer chain may be followed at @ip when
+	 * the section has no rule for it (always, for objects without SFrame).
+	 */
+	const struct sframe_section *(*lookup)(void *ctx, u64 ip, u64 *bias,
+					       bool *fp_ok);
+	/* DWARF register @reg of the first frame; false if not available. */
+	bool (*reg)(void *ctx, unsigned int reg, u64 *val);
+};
+
+struct sframe_walk {
+	u64 ip;
+	u64 sp;
+	u64 fp;
+	bool first;			/* still in the interrupted frame */
+	enum sframe_walk_stop stop;
+	unsigned int sframe_steps;
+	unsigned int fp_steps;
+	const struct sframe_walk_ops *ops;
+	void *ctx;
+};
+
+void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
+		       const struct sframe_walk_ops *ops, void *ctx);
+bool sframe_walk_next(struct sframe_walk *w);
+const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
+
+#endif /* _SFRAME_WALK_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One step of a user-stack walk (x86-64): the SFrame rule for the IP when
+ * there is one, else the frame-pointer chain where it can be trusted.
+ * Each way to give up is explicit and counted by the caller.
+ */
+#include <sframe/walk.h>
+
+#define WORD	8			/* x86-64 stack word */
+
+static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
+	[SFRAME_STOP_NONE] = "none",
+	[SFRAME_STOP_OUTERMOST] = "outermost frame",
+	[SFRAME_STOP_IP_ZERO] = "return address 0",
+	[SFRAME_STOP_NO_RULE] = "no SFrame rule, frame pointers not trusted",
+	[SFRAME_STOP_READ] = "stack read failed",
+	[SFRAME_STOP_CFA_NOT_ABOVE_SP] = "CFA not above SP",
+	[SFRAME_STOP_MISALIGNED] = "misaligned CFA or FP",
+	[SFRAME_STOP_REGISTER] = "rule needs an unknown register",
+	[SFRAME_STOP_FP_CHAIN] = "frame pointer below SP",
+};
+
+const char *sframe_walk_stop_str(enum sframe_walk_stop stop)
+{
+	if ((unsigned int)stop >= SFRAME_NR_STOPS)
+		return "unknown";
+	return sframe_stop_names[stop];
+}
+
+void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
+		       const struct sframe_walk_ops *ops, void *ctx)
+{
+	*w = (struct sframe_walk){
+		.ip = ip, .sp = sp, .fp = fp, .first = true,
+		.stop = SFRAME_STOP_NONE, .ops = ops, .ctx = ctx,
+	};
+}
+
+static bool sframe_walk_fail(struct sframe_walk *w, enum sframe_walk_stop stop)
+{
+	w->stop = stop;
+	return false;
+}
+
+/* SP and FP are known in every frame; other registers only in the first. */
+static bool sframe_reg_value(struct sframe_walk *w,
+			     const struct sframe_section *sec,
+			     unsigned int reg, u64 *val)
+{
+	if (reg == sec->sp_reg) {
+		*val = w->sp;
+		return true;
+	}
+	if (reg == sec->fp_reg) {
+		*val = w->fp;
+		return true;
+	}
+	return w->first && w->ops->reg && w->ops->reg(w->ctx, reg, val);
+}
+
+/* Value of @loc given the CFA: SFRAME_STOP_NONE or why it cannot be had. */
+static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
+					      const struct sframe_section *sec,
+					      const struct sframe_loc *loc,
+					      u64 cfa, u64 *val)
+{
+	u64 base;
+
+	switch (loc->kind) {
+	case SFRAME_LOC_AT_CFA:
+		if (w->ops->read(w->ctx, cfa + loc->offset, val))
+			return SFRAME_STOP_READ;
+		return SFRAME_STOP_NONE;
+	case SFRAME_LOC_REG:
+	case SFRAME_LOC_AT_REG:
+		if (!sframe_reg_value(w, sec, loc->reg, &base))
+			return SFRAME_STOP_REGISTER;
+		*val = base + loc->offset;
+		if (loc->kind == SFRAME_LOC_AT_REG &&
+		    w->ops->read(w->ctx, *val, val))
+			return SFRAME_STOP_READ;
+		return SFRAME_STOP_NONE;
+	default:
+		/* Left in a register (not x86-64's RA), or undefined. */
+		return SFRAME_STOP_REGISTER;
+	}
+}
+
+static bool sframe_walk_rule(struct sframe_walk *w,
+			     const struct sframe_section *sec,
+			     const struct sframe_rule *rule)
+{
+	enum sframe_walk_stop stop;
+	u64 cfa, ra, fp = w->fp;
+
+	if (rule->flags & SFRAME_RULE_OUTERMOST)
+		return sframe_walk_fail(w, SFRAME_STOP_OUTERMOST);
+
+	if (!sframe_reg_value(w, sec, rule->cfa.reg, &cfa))
+		return sframe_walk_fail(w, SFRAME_STOP_REGISTER);
+	cfa += rule->cfa.offset;
+	if (rule->cfa.kind == SFRAME_LOC_AT_REG && w->ops->read(w->ctx, cfa, &cfa))
+		return sframe_walk_fail(w, SFRAME_STOP_READ);
+	if (cfa <= w->sp)
+		return sframe_walk_fail(w, SFRAME_STOP_CFA_NOT_ABOVE_SP);
+	if (cfa & (WORD - 1))
+		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
+
+	stop = sframe_loc_value(w, sec, &rule->ra, cfa, &ra);
+	if (stop)
+		return sframe_walk_fail(w, stop);
+	if (rule->fp.kind != SFRAME_LOC_SAME) {
+		stop = sframe_loc_value(w, sec, &rule->fp, cfa, &fp);
+		if (stop)
+			return sframe_walk_fail(w, stop);
+	}
+
+	w->ip = ra;
+	w->sp = cfa;
+	w->fp = fp;
+	w->sframe_steps++;
+	return true;
+}
+
+/* The classic frame: saved FP at *FP, return address just above it. */
+static bool sframe_walk_fp(struct sframe_walk *w)
+{
+	u64 next_fp, ra;
+
+	if (w->fp < w->sp)
+		return sframe_walk_fail(w, SFRAME_STOP_FP_CHAIN);
+	if (w->fp & (WORD - 1))
+		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
+	if (w->ops->read(w->ctx, w->fp, &next_fp) ||
+	    w->ops->read(w->ctx, w->fp + WORD, &ra))
+		return sframe_walk_fail(w, SFRAME_STOP_READ);
+
+	w->ip = ra;
+	w->sp = w->fp + 2 * WORD;
+	w->fp = next_fp;
+	w->fp_steps++;
+	return true;
+}
+
+/*
+ * Step to the caller.  True: w->ip is now the caller's return address.
+ * False: the walk is over and w->stop says why.  A caller's IP is a return
+ * address, so its rule is looked up at IP - 1 (the call instruction).
+ */
+bool sframe_walk_next(struct sframe_walk *w)
+{
+	u64 pc, bias = 0;
+	const struct sframe_section *sec;
+	struct sframe_rule rule;
+	bool fp_ok = true, stepped;
+
+	if (w->stop)
+		return false;
+	pc = w->first ? w->ip : w->ip - 1;
+	sec = w->ops->lookup(w->ctx, pc, &bias, &fp_ok);
+	if (sec && !sframe_find(sec, pc - bias, &rule))
+		stepped = sframe_walk_rule(w, sec, &rule);
+	else if (fp_ok)
+		stepped = sframe_walk_fp(w);
+	else
+		stepped = sframe_walk_fail(w, SFRAME_STOP_NO_RULE);
+	if (!stepped)
+		return false;
+	w->first = false;
+	if (!w->ip)
+		return sframe_walk_fail(w, SFRAME_STOP_IP_ZERO);
+	return true;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Synthetic stacks for the walker, shared by the KUnit suite and the
+ * user-space test: frames of the sid-2.47.50 test program (its .sframe is
+ * in core_kunit_data.h) laid out in memory the way its prologues leave
+ * them.  Each case runs the real walker over a fake memory and lists the
+ * return addresses it must report and why it must stop.
+ *
+ * Addresses in the cases are symbolic: TEXT(x) is link address x of the
+ * program, loaded at WALK_BIAS; STACK(x) is byte x of the fake stack.
+ */
+#ifndef _SFRAME_WALK_CASES_H
+#define _SFRAME_WALK_CASES_H
+
+#include <sframe/walk.h>
+
+#define WALK_BIAS		0x555555554000ULL
+#define WALK_STACK		0x7ffffffde000ULL
+#define WALK_STACK_WORDS	128
+#define WALK_MAX_FRAMES		16
+#define WALK_NO_REG		0xffffffffffffffffULL
+
+#define TEXT(x)			(WALK_BIAS + (x))
+#define STACK(x)		(WALK_STACK + (x))
+
+/* A word of the fake stack: byte offset and value. */
+struct walk_word {
+	u32 off;
+	u64 val;
+};
+
+struct walk_case {
+	const char *name;
+	u64 ip, sp, fp;
+	u64 r10;			/* WALK_NO_REG: not available */
+	bool fp_ok;			/* frame pointers trusted in sframe objects */
+	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
+	struct walk_word words[12];
+	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
+	enum sframe_walk_stop want_stop;
+};
+
+static const struct walk_case walk_cases[] = {
+	{
+		/*
+		 * leaf <- recurse <- main <- outermost: SP-based rules with
+		 * the FP saved at CFA - 24 in recurse and main.  main's return
+		 * address 0x10c8 starts a new row (sp+24): the caller's rule
+		 * is the one at 0x10c7, the call (sp+32).
+		 */
+		.name = "sp-based frames down to the outermost frame",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG,
+		.words = {
+			{ 0x100, TEXT(0x11e0) },	/* leaf's RA, in recurse */
+			{ 0x110, STACK(0x1e0) },	/* recurse saved FP */
+			{ 0x120, TEXT(0x10c8) },	/* recurse's RA, in main */
+			{ 0x130, STACK(0x1d0) },	/* main saved FP */
+			{ 0x140, TEXT(0x1460) },	/* main's RA, in outermost */
+		},
+		.want = { TEXT(0x11e0), TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* vla_user: CFA = FP + 16 while the VLA moves SP. */
+		.name = "fp-based CFA in a function with a VLA",
+		.ip = TEXT(0x1230), .sp = STACK(0x40), .fp = STACK(0x100),
+		.r10 = WALK_NO_REG,
+		.words = {
+			{ 0x100, STACK(0x130) },	/* saved FP */
+			{ 0x108, TEXT(0x10a0) },	/* RA, in main */
+			{ 0x118, STACK(0x1d0) },	/* main saved FP, CFA - 24 */
+			{ 0x128, TEXT(0x1460) },	/* main's RA */
+		},
+		.want = { TEXT(0x10a0), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* drap body: CFA = *(FP - 8), FP = *(FP), RA at CFA - 8. */
+		.name = "flex DRAP rule: CFA through a dereference",
+		.ip = TEXT(0x1330), .sp = STACK(0x20), .fp = STACK(0x80),
+		.r10 = WALK_NO_REG,
+		.words = {
+			{ 0x78, STACK(0x100) },		/* *(FP - 8): the CFA */
+			{ 0x80, STACK(0x1f0) },		/* *(FP): caller's FP */
+			{ 0xf8, TEXT(0x1458) },		/* RA, in call_drap */
+			{ 0x118, TEXT(0x1460) },	/* call_drap's RA (CFA sp+32) */
+		},
+		.want = { TEXT(0x1458), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* drap entry: CFA = r10, known from the interrupted registers. */
+		.name = "flex rule on r10 in the interrupted frame",
+		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x1f0),
+		.r10 = STACK(0x100),
+		.words = {
+			{ 0xf8, TEXT(0x1458) },
+			{ 0x118, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x1458), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		.name = "flex rule on r10 without the register",
+		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG,
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* Text below 0x1000 has no SFrame: follow the FP chain there. */
+		.name = "frame pointers where there is no SFrame",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000,
+		.words = {
+			{ 0x100, TEXT(0x0800) },	/* leaf's RA, no SFrame */
+			{ 0x1f0, STACK(0x200) },	/* saved FP: end of chain */
+			{ 0x1f8, TEXT(0x0900) },
+			{ 0x208, 0 },			/* RA 0 ends the walk */
+		},
+		.want = { TEXT(0x0800), TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* In an SFrame object, a PC without a rule stops the walk... */
+		.name = "no rule and no frame-pointer promise",
+		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG,
+		.want_stop = SFRAME_STOP_NO_RULE,
+	},
+	{
+		/* ...unless the object says it keeps frame pointers. */
+		.name = "no rule, SFRAME_F_FRAME_POINTER: frame pointers",
+		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG, .fp_ok = true,
+		.words = {
+			{ 0x1f0, STACK(0x1f8) },
+			{ 0x1f8, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		.name = "RA slot outside the readable stack",
+		.ip = TEXT(0x11c2), .sp = STACK(WALK_STACK_WORDS * 8),
+		.fp = STACK(0x1f0), .r10 = WALK_NO_REG,
+		.want_stop = SFRAME_STOP_READ,
+	},
+	{
+		/* FP below SP makes CFA = FP + 16 land at or below SP. */
+		.name = "CFA not above SP",
+		.ip = TEXT(0x1230), .sp = STACK(0x100), .fp = STACK(0x80),
+		.r10 = WALK_NO_REG,
+		.want_stop = SFRAME_STOP_CFA_NOT_ABOVE_SP,
+	},
+	{
+		.name = "misaligned CFA",
+		.ip = TEXT(0x1230), .sp = STACK(0x40), .fp = STACK(0x104),
+		.r10 = WALK_NO_REG,
+		.want_stop = SFRAME_STOP_MISALIGNED,
+	},
+	{
+		.name = "frame pointer below SP in the chain",
+		.ip = TEXT(0x0800), .sp = STACK(0x100), .fp = STACK(0x80),
+		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000,
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+};
+
+/* The fake process a case runs in. */
+struct walk_env {
+	const struct walk_case *c;
+	const struct sframe_section *sec;
+	u64 stack[WALK_STACK_WORDS];
+};
+
+static int walk_env_read(void *ctx, u64 addr, u64 *val)
+{
+	struct walk_env *env = ctx;
+
+	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||
+	    (addr & 7))
+		return -EFAULT;
+	*val = env->stack[(addr - WALK_STACK) / 8];
+	return 0;
+}
+
+static const struct sframe_section *walk_env_lookup(void *ctx, u64 ip,
+						    u64 *bias, bool *fp_ok)
+{
+	struct walk_env *env = ctx;
+
+	*bias = WALK_BIAS;
+	if (ip - WALK_BIAS < env->c->no_sframe_below) {
+		*fp_ok = true;
+		return NULL;
+	}
+	*fp_ok = env->c->fp_ok;
+	return env->sec;
+}
+
+static bool walk_env_reg(void *ctx, unsigned int reg, u64 *val)
+{
+	struct walk_env *env = ctx;
+
+	if (reg != 10 || env->c->r10 == WALK_NO_REG)
+		return false;
+	*val = env->c->r10;
+	return true;
+}
+
+static const struct sframe_walk_ops walk_env_ops = {
+	.read = walk_env_read,
+	.lookup = walk_env_lookup,
+	.reg = walk_env_reg,
+};
+
+/* Run case @c; fills @got (0-terminated) and returns the stop reason. */
+static enum sframe_walk_stop walk_case_run(const struct walk_case *c,
+					   const struct sframe_section *sec,
+					   struct walk_env *env, u64 *got)
+{
+	struct sframe_walk w;
+	unsigned int i, n = 0;
+
+	env->c = c;
+	env->sec = sec;
+	for (i = 0; i < WALK_STACK_WORDS; i++)
+		env->stack[i] = 0xdeadbeefdeadbeefULL;
+	for (i = 0; i < ARRAY_SIZE(c->words); i++)
+		if (c->words[i].off || c->words[i].val)
+			env->stack[c->words[i].off / 8] = c->words[i].val;
+
+	sframe_walk_start(&w, c->ip, c->sp, c->fp, &walk_env_ops, env);
+	while (n < WALK_MAX_FRAMES - 1 && sframe_walk_next(&w))
+		got[n++] = w.ip;
+	got[n] = 0;
+	return w.stop;
+}
+
+#endif /* _SFRAME_WALK_CASES_H */

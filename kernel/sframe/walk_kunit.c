@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the walker's step logic: the synthetic stacks of
+ * walk_cases.h, in kernel memory, over the sid-2.47.50 test program's
+ * .sframe.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <sframe/walk.h>
+#include "core_kunit_data.h"
+#include "walk_cases.h"
+
+static void walk_case_desc(const struct walk_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(walk, walk_cases, walk_case_desc);
+
+static void sframe_walk_reports_callers_and_stop_reason(struct kunit *test)
+{
+	const struct walk_case *c = test->param_value;
+	struct sframe_section sec;
+	struct walk_env *env;
+	u64 *got;
+	unsigned int k;
+
+	KUNIT_ASSERT_EQ(test, sframe_validate(&sec, sid_prog, sizeof(sid_prog),
+					      PROG_SFRAME_VADDR,
+					      SFRAME_REQUIRE_SORTED, NULL), 0);
+	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	got = kunit_kcalloc(test, WALK_MAX_FRAMES, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+
+	KUNIT_EXPECT_STREQ(test,
+			   sframe_walk_stop_str(walk_case_run(c, &sec, env, got)),
+			   sframe_walk_stop_str(c->want_stop));
+	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
+		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "frame %u", k);
+}
+
+static struct kunit_case sframe_walk_cases[] = {
+	KUNIT_CASE_PARAM(sframe_walk_reports_callers_and_stop_reason,
+			 walk_gen_params),
+	{}
+};
+
+static struct kunit_suite sframe_walk_suite = {
+	.name = "sframe_walk",
+	.test_cases = sframe_walk_cases,
+};
+
+kunit_test_suite(sframe_walk_suite);
