@@ -61,6 +61,12 @@ struct sframe_error {
 
 /* Validation options. */
 #define SFRAME_REQUIRE_SORTED	0x1	/* reject sections without FDE_SORTED */
+/*
+ * Accept zero bytes after the FRE sub-section: ld makes PT_GNU_SFRAME
+ * longer than .sframe in dynamic objects (binutils 2.40 to 2.47), and pads
+ * with zeros.  The handle's size is then the section's own.
+ */
+#define SFRAME_SEGMENT_PADDING	0x2
 
 /*
  * A validated section.  It points at the caller's bytes, which must stay

@@ -1,21 +1,117 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframe_unwind module entry.  This stage carries the SFrame format core,
- * which the section cache and the unwinder build on; it attaches to nothing.
+ * sframe_unwind module entry: parameters, debugfs statistics, and the
+ * order in which the cache, the hooks and the walkers come and go.
  */
-#include <linux/module.h>
+#include <linux/debugfs.h>
 #include <linux/init.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
 
-#include <sframe/sframe.h>
+#include "sframe_unwind.h"
+
+static bool perf = true;
+module_param(perf, bool, 0444);
+MODULE_PARM_DESC(perf, "Replace perf_callchain_user() (perf -g, BPF user stacks)");
+
+static bool stacktrace = true;
+module_param(stacktrace, bool, 0444);
+MODULE_PARM_DESC(stacktrace, "Replace arch_stack_walk_user() (ftrace userstacktrace)");
+
+module_param_named(enable, sframe_enabled, bool, 0644);
+MODULE_PARM_DESC(enable, "Use SFrame (0: frame pointers only, like the stock kernel)");
+
+module_param_named(max_cache_mb, sframe_max_cache_mb, uint, 0644);
+MODULE_PARM_DESC(max_cache_mb, "Kernel memory for cached sections, MiB (default 256)");
+
+module_param_named(max_section_mb, sframe_max_section_mb, uint, 0644);
+MODULE_PARM_DESC(max_section_mb, "Largest .sframe section accepted, MiB (default 64)");
+
+struct sframe_stats sframe_stats;
+
+static struct dentry *sframe_debugfs;
+
+static void sframe_show(struct seq_file *s, const char *name, atomic64_t *v)
+{
+	seq_printf(s, "%s: %lld\n", name, (long long)atomic64_read(v));
+}
+
+static int sframe_stats_show(struct seq_file *s, void *unused)
+{
+	struct sframe_stats *st = &sframe_stats;
+	unsigned int i;
+
+	sframe_cache_show_stats(s);
+	sframe_show(s, "sections_loaded", &st->sections_loaded);
+	sframe_show(s, "files_without_sframe", &st->files_without_sframe);
+	sframe_show(s, "mmap_events", &st->mmap_events);
+	sframe_show(s, "events_dropped", &st->events_dropped);
+	sframe_show(s, "ranges_added", &st->ranges_added);
+	sframe_show(s, "ranges_removed", &st->ranges_removed);
+	sframe_show(s, "map_alloc_failed", &st->map_alloc_failed);
+	sframe_show(s, "samples", &st->samples);
+	sframe_show(s, "frames_sframe", &st->frames_sframe);
+	sframe_show(s, "frames_fp", &st->frames_fp);
+	sframe_show(s, "stop: max_stack", &st->max_depth);
+	for (i = SFRAME_STOP_OUTERMOST; i < SFRAME_NR_STOPS; i++) {
+		seq_printf(s, "stop: %s: %lld\n", sframe_walk_stop_str(i),
+			   (long long)atomic64_read(&st->stops[i]));
+	}
+	for (i = 1; i < SFRAME_NR_REASONS; i++) {
+		seq_printf(s, "rejected: %s: %lld\n", sframe_reason_str(i),
+			   (long long)atomic64_read(&st->rejected[i]));
+	}
+	for (i = 0; i < SFRAME_NR_LOAD_FAILS; i++) {
+		seq_printf(s, "not loaded: %s: %lld\n", sframe_load_fail_names[i],
+			   (long long)atomic64_read(&st->load_failed[i]));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_stats);
+
+static int sframe_maps_show(struct seq_file *s, void *unused)
+{
+	return sframe_cache_show_maps(s);
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_maps);
+
+static int sframe_files_show(struct seq_file *s, void *unused)
+{
+	return sframe_cache_show_files(s);
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_files);
 
 static int __init sframe_unwind_init(void)
 {
-	pr_info("sframe_unwind: SFrame v1-v3 format core loaded\n");
+	int ret;
+
+	ret = sframe_cache_init();
+	if (ret)
+		return ret;
+	sframe_debugfs = debugfs_create_dir("sframe_unwind", NULL);
+	debugfs_create_file("stats", 0400, sframe_debugfs, NULL,
+			    &sframe_stats_fops);
+	debugfs_create_file("maps", 0400, sframe_debugfs, NULL,
+			    &sframe_maps_fops);
+	debugfs_create_file("files", 0400, sframe_debugfs, NULL,
+			    &sframe_files_fops);
+
+	ret = sframe_attach(perf, stacktrace);
+	if (ret) {
+		debugfs_remove_recursive(sframe_debugfs);
+		sframe_cache_exit();
+		return ret;
+	}
+	pr_info("sframe_unwind: loaded (perf=%d stacktrace=%d)\n", perf,
+		stacktrace);
 	return 0;
 }
 
 static void __exit sframe_unwind_exit(void)
 {
+	sframe_detach();
+	debugfs_remove_recursive(sframe_debugfs);
+	sframe_cache_exit();
 }
 
 module_init(sframe_unwind_init);

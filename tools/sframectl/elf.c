@@ -310,6 +310,7 @@ static enum sframe_load_status elf_from_segment(struct sframe_input *in,
 		in->size = len;
 		in->vaddr = elf_get(e, ph + 16, 8);
 		in->name = ".sframe";
+		in->options = SFRAME_SEGMENT_PADDING;
 		return SFRAME_LOAD_OK;
 	}
 	return fail(msg, msg_size, SFRAME_LOAD_INVALID, "no .sframe section or PT_GNU_SFRAME segment");

@@ -55,8 +55,8 @@ static int load_section(FILE *out, const char *path, bool raw,
 	}
 	if (have_vaddr)
 		in->vaddr = vaddr;
-	if (sframe_validate(sec, in->bytes, (u32)in->size, in->vaddr, 0,
-			    &err)) {
+	if (sframe_validate(sec, in->bytes, (u32)in->size, in->vaddr,
+			    in->options, &err)) {
 		fprintf(out, "%s: invalid: %s", path,
 			sframe_reason_str(err.reason));
 		if (err.fde != SFRAME_NO_FDE)

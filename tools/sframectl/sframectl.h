@@ -20,6 +20,7 @@ struct sframe_input {
 	unsigned long long vaddr;	/* address of the section's first byte */
 	const char *name;		/* section name for the dump heading */
 	unsigned int relocations;	/* relocations applied */
+	unsigned int options;		/* for sframe_validate() */
 };
 
 /* Outcome of loading: a usage/IO problem or an invalid file. */

@@ -105,6 +105,20 @@ static const u8 sframe_version_fde_size[] = {
 	[SFRAME_VERSION_3] = SFRAME_V3_FDE_SIZE,
 };
 
+/* Only zeros from @end on, and the caller accepts segment padding. */
+static bool sframe_zero_padding(const struct sframe_section *sec, u32 end,
+				unsigned int options)
+{
+	u32 i;
+
+	if (!(options & SFRAME_SEGMENT_PADDING))
+		return false;
+	for (i = end; i < sec->size; i++)
+		if (sec->data[i])
+			return false;
+	return true;
+}
+
 /* The preamble and header: versions, flags, ABI and the sub-section map. */
 static enum sframe_reason sframe_check_header(struct sframe_section *sec,
 					      unsigned int options,
@@ -177,9 +191,11 @@ static enum sframe_reason sframe_check_header(struct sframe_section *sec,
 	if (fdeoff > freoff || fde_end > hdr + freoff)
 		return sframe_fail(err, SFRAME_ERR_SUBSECTION_OVERLAP,
 				   SFRAME_HDR_FREOFF, SFRAME_NO_FDE);
-	if (fre_end != sec->size)
+	if (fre_end != sec->size && !sframe_zero_padding(sec, (u32)fre_end,
+							   options))
 		return sframe_fail(err, SFRAME_ERR_TRAILING_BYTES, (u32)fre_end,
 				   SFRAME_NO_FDE);
+	sec->size = (u32)fre_end;
 
 	sec->fde_table = (u32)(hdr + fdeoff);
 	sec->fre_section = (u32)(hdr + freoff);

@@ -89,6 +89,20 @@ for t in test-v2-ET_EXEC test-v2-ET_REL; do
 	ok $? "dump $t matches binutils' expected dump"
 done
 
+# Without section headers the PT_GNU_SFRAME segment is used; ld makes it
+# longer than .sframe in dynamic objects and pads it with zeros.
+python3 - "$2/workloads/v3-binutils-2.47/deep" "$TMP/noshdr" <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[0x28:0x30] = bytes(8)                # e_shoff
+d[0x3c:0x40] = bytes(4)                # e_shnum, e_shstrndx
+open(sys.argv[2], "wb").write(d)
+EOF
+"$SFRAMECTL" dump "$2/workloads/v3-binutils-2.47/deep" >"$TMP/sec"
+"$SFRAMECTL" dump "$TMP/noshdr" >"$TMP/seg"
+cmp -s "$TMP/sec" "$TMP/seg"
+ok $? "a stripped object's padded PT_GNU_SFRAME dumps as its .sframe section"
+
 # check: exit status 0 valid, 1 invalid, 2 usage or I/O.
 "$SFRAMECTL" check "$FX"/*/prog "$FX"/*/prog-static "$FX"/*/hand.o >"$TMP/out"
 ok $? "check: every linked fixture and hand.o is valid (exit 0)"
