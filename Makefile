@@ -5,6 +5,7 @@
 #   make tools            tools/sframectl/sframectl
 #   make check            every test suite (user space, fuzz smoke, VM)
 #   make check-user       user-space suites only: fast, no QEMU
+#   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            format-core benchmark
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h
@@ -27,6 +28,9 @@ check:
 check-user:
 	tools/testing/run-all --user-only
 
+check-vm:
+	tools/testing/vm/vmtest
+
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
@@ -45,4 +49,4 @@ clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
-.PHONY: module tools check check-user fuzz bench checkpatch demo clean
+.PHONY: module tools check check-user check-vm fuzz bench checkpatch demo clean

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Install every Debian 12 package the project needs to build, test and run
+# its QEMU harness.  Idempotent: apt-get skips what is already installed.
+set -eu
+
+packages="
+	bc
+	binutils
+	bison
+	build-essential
+	busybox-static
+	clang
+	cpio
+	debian-archive-keyring
+	debootstrap
+	dwarves
+	file
+	flex
+	gzip
+	kmod
+	libclang-rt-14-dev
+	libelf-dev
+	libssl-dev
+	linux-perf
+	perl
+	llvm
+	python3
+	qemu-system-x86
+	rsync
+	sparse
+	xz-utils
+	zstd
+"
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $packages

@@ -1,0 +1,8 @@
+"""Host half of baseline-fp: frame pointers must give complete chains."""
+
+from vmlib.stackcheck import check_patterns
+
+
+def check(run):
+    """Assert that >= 90 % of the chain pattern's samples reach main."""
+    check_patterns(run, {"chain": (">=", 0.90)})

@@ -1,0 +1,8 @@
+#!/bin/sh
+# baseline-nosframe: perf -g on the -fomit-frame-pointer build without the
+# module.  Proves the problem: the host checks that chains are truncated.
+# needs:
+# kernels: all
+# timeout: 600
+. /vmtest/lib.sh
+record_patterns /workloads/nosframe/deep

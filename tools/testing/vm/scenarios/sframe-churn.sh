@@ -1,0 +1,33 @@
+#!/bin/sh
+# sframe-churn: exec and dlopen/dlclose loops for 30 s; afterwards the
+# cache has not grown and no exited process is left in the maps.
+# needs: module
+# kernels: all
+# timeout: 300
+. /vmtest/lib.sh
+load_module sframe_unwind
+W=/workloads/v3-binutils-2.47/deep
+$W dlopen 0.05 > /dev/null
+sleep 1
+files=$(stat_value files_cached)
+bytes=$(stat_value kernel_bytes)
+end=$(($(date +%s) + 30))
+runs=0
+while [ "$(date +%s)" -lt $end ]; do
+	$W dlopen 0.01 > /dev/null || { result fail "workload failed"; exit 1; }
+	runs=$((runs + 1))
+done
+sleep 1
+metric churn_runs $runs
+if [ "$(stat_value files_cached)" = "$files" ] && [ "$(stat_value kernel_bytes)" = "$bytes" ]; then
+	result ok "$runs exec+dlopen runs: cache stayed at $files files, $bytes bytes"
+else
+	result fail "cache grew: $files -> $(stat_value files_cached) files, $bytes -> $(stat_value kernel_bytes) bytes"
+fi
+if grep -q deep /sys/kernel/debug/sframe_unwind/maps; then
+	result fail "exited processes left in the maps"
+else
+	result ok "no exited process left in the maps"
+fi
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

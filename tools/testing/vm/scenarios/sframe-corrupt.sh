@@ -1,0 +1,23 @@
+#!/bin/sh
+# sframe-corrupt: a program whose .sframe is damaged (FRE type 3) is
+# rejected with the reason in the log and the stats, and runs to the end.
+# needs: module
+# kernels: all
+# timeout: 300
+. /vmtest/lib.sh
+load_module sframe_unwind
+PATTERNS=chain
+record_patterns /workloads/project/sframe/deep-corrupt
+if dmesg | grep -q "sframe_unwind: .*/deep-corrupt: invalid .sframe: unknown FRE type"; then
+	result ok "rejection logged with file and reason"
+else
+	result fail "no log line for the rejected section"
+fi
+rejected=$(stat_value "rejected: unknown FRE type")
+if [ "$rejected" = 1 ]; then
+	result ok "stats: rejected: unknown FRE type: 1"
+else
+	result fail "stats: rejected: unknown FRE type: $rejected, want 1"
+fi
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

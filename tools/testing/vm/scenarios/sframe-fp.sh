@@ -1,0 +1,11 @@
+#!/bin/sh
+# sframe-fp: the frame-pointer build (no .sframe) with the module loaded
+# unwinds as well as the stock kernel does.
+# needs: module
+# kernels: all
+# timeout: 900
+. /vmtest/lib.sh
+load_module sframe_unwind
+record_patterns /workloads/baseline/deep-fp
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

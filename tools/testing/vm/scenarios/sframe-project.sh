@@ -1,0 +1,11 @@
+#!/bin/sh
+# sframe-project: perf -g with the module on the project's own build of the
+# deep workload (this machine's gcc and binutils, real recursion).
+# needs: module
+# kernels: all
+# timeout: 900
+. /vmtest/lib.sh
+load_module sframe_unwind
+record_patterns /workloads/project/sframe/deep
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

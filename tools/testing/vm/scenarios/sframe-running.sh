@@ -1,0 +1,19 @@
+#!/bin/sh
+# sframe-running: the module, loaded while a workload already runs,
+# unwinds it (its mappings are found by the scan at load).
+# needs: module
+# kernels: all
+# timeout: 300
+. /vmtest/lib.sh
+/workloads/v3-binutils-2.47/deep chain 8 > /tmp/chain.expect &
+pid=$!
+sleep 1
+load_module sframe_unwind
+sleep 1
+perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -p $pid -o /tmp/run.data -- sleep 4
+wait $pid || result fail "workload failed"
+perf script -i /tmp/run.data --no-inline -F comm,tid,ip,sym,dso > /tmp/chain.perf
+artefact chain.expect /tmp/chain.expect
+artefact chain.perf /tmp/chain.perf
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

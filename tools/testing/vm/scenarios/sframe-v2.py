@@ -1,0 +1,13 @@
+"""Host half of sframe-v2: with the module, chains are complete."""
+
+from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.stackcheck import check_patterns
+
+# Patterns whose whole stack has SFrame (qsort and signal go through libc).
+COMPLETE = ("chain", "recurse", "vla", "realign", "threads", "dlopen")
+
+
+def check(run):
+    """Assert >= 99 % complete chains where SFrame covers the whole stack."""
+    realise_artefacts(run, workload_path("v2-binutils-2.44/deep"))
+    check_patterns(run, {p: (">=", 0.99) for p in COMPLETE})

@@ -1,0 +1,11 @@
+#!/bin/sh
+# sframe-v2: perf -g on the v2-binutils-2.44 build of the deep workload (omit-frame-pointer,
+# SFrame) with sframe_unwind loaded; the host wants complete chains.
+# needs: module
+# kernels: all
+# timeout: 900
+. /vmtest/lib.sh
+load_module sframe_unwind
+record_patterns /workloads/v2-binutils-2.44/deep
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

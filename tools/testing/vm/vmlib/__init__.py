@@ -1,0 +1,1 @@
+"""vmlib: the pieces of the QEMU test harness that vmtest and demo share."""

@@ -1,0 +1,67 @@
+"""A debootstrapped Debian chroot that builds modules for a newer kernel.
+
+Debian unstable's kernel headers are made for its own compiler (gcc-16 for
+7.x), which Debian 12 lacks; a minimal chroot of that suite, kept in the
+cache, holds the compiler and the matching headers.
+"""
+
+import glob
+import os
+import re
+import shutil
+
+from .apt import KEYRING, debian_mirror
+from .util import HarnessError, log, need_tool, run
+
+
+class ChrootUnavailable(HarnessError):
+    """The chroot could not be created (no debootstrap, no network, ...)."""
+
+
+def compiler_package(cc):
+    """Return the Debian package of a CONFIG_CC_VERSION_TEXT compiler name."""
+    m = re.search(r"gcc-(\d+)$", cc)
+    if not m:
+        raise HarnessError(f"cannot tell the package of compiler {cc}")
+    return f"gcc-{m.group(1)}"
+
+
+def ensure_chroot(cache, suite, release, cc, logfile):
+    """Create (once) a minbase chroot of suite with cc and release's headers."""
+    root = os.path.join(cache, "chroots", f"{suite}-{release}")
+    done = os.path.join(root, ".vmtest-ready")
+    if os.path.exists(done):
+        return root
+    need_tool("debootstrap")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.dirname(root), exist_ok=True)
+    include = ",".join([compiler_package(cc), "make", "libc6-dev",
+                        f"linux-headers-{release}"])
+    log(f"debootstrapping {suite} for {release} into {root} (log: {logfile})")
+    run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
+         f"--include={include}", suite, root, debian_mirror()], logfile=logfile, quiet=True)
+    open(done, "w").close()
+    for stale in glob.glob(os.path.join(os.path.dirname(root), f"{suite}-*")):
+        if stale != root:
+            log(f"removing stale chroot {stale}")
+            shutil.rmtree(stale, ignore_errors=True)
+    return root
+
+
+def build_in_chroot(repo, root, release, name, logfile):
+    """Build repo's kernel/ inside the chroot; return {module: .ko path}."""
+    inside = f"/build/{name}"
+    work = os.path.join(root, inside.lstrip("/"))
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(repo, work, symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n in (".git", "results")])
+    jobs = str(os.cpu_count() or 2)
+    # objtool reads /proc; a private mount namespace drops the mount on exit
+    script = (f"mount -t proc proc /proc && exec make -C {inside}/kernel "
+              f"KDIR=/usr/src/linux-headers-{release} -j{jobs}")
+    run(["unshare", "--mount", "--propagation", "private", "chroot", root,
+         "sh", "-c", script], logfile=logfile)
+    kos = glob.glob(os.path.join(work, "kernel", "**", "*.ko"), recursive=True)
+    if not kos:
+        raise HarnessError(f"the chroot build made no .ko (see {logfile})")
+    return {os.path.basename(p)[:-3]: p for p in kos}

@@ -1,0 +1,61 @@
+"""What a workload's machine code really does with its expected stacks.
+
+The deep workload prints the chain it expects, e.g. "recurse*41", but gcc
+-O2 turns that tail-ish recursion into a loop in every fixture build (the
+frame-pointer one too): at run time there is one recurse frame.  A stack
+checker must expect what the code does, so repeats of a function that
+never calls itself are collapsed to one frame.
+"""
+
+import functools
+import os
+import re
+import subprocess
+
+VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
+
+
+def workload_path(relative):
+    """Return the host path of a prebuilt workload, e.g. 'v3-binutils-2.47/deep'."""
+    base = os.environ.get("SFRAME_WORKLOADS") or os.path.join(
+        REPO, "..", "shared", "fixtures", "workloads")
+    path = os.path.join(base, relative)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"workload {relative} not found under {base}")
+    return path
+
+
+def project_workloads_dir():
+    """Where vmtest builds tools/testing/workloads for the guests."""
+    from vmlib.util import cache_dir  # pylint: disable=import-outside-toplevel
+    return os.path.join(cache_dir(), "workloads")
+
+
+@functools.lru_cache(maxsize=None)
+def _disassembly(binary):
+    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def calls_itself(binary, func):
+    """Tell whether func's machine code in binary contains a call to func."""
+    body = re.search(rf"^[0-9a-f]+ <{re.escape(func)}>:\n(.*?)(?:\n\n|\Z)",
+                     _disassembly(binary), re.S | re.M)
+    if not body:
+        raise ValueError(f"{func} not found in {binary}")
+    return re.search(rf"\bcall\s+[0-9a-f]+ <{re.escape(func)}>", body.group(1)) is not None
+
+
+def realised_expect(expect_text, binary):
+    """Rewrite each name*N of an expect line to name if name never recurses."""
+    def fix(match):
+        return match.group(0) if calls_itself(binary, match.group(1)) else match.group(1)
+    return re.sub(r"(\w+)\*(\d+)", fix, expect_text)
+
+
+def realise_artefacts(run, binary):
+    """Correct every PATTERN.expect artefact of run for binary's machine code."""
+    for name, data in list(run.artefacts.items()):
+        if name.endswith(".expect"):
+            run.artefacts[name] = realised_expect(data.decode(), binary).encode()

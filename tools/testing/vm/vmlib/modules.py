@@ -1,0 +1,44 @@
+"""Build the project's kernel modules (kernel/) against one kernel."""
+
+import glob
+import os
+import re
+import shutil
+
+from .util import HarnessError, run
+
+SKIP_DIRS = {".git", "results"}
+
+
+def module_sources(repo):
+    """Return the kernel/ directory if it has a Makefile or Kbuild, else None."""
+    kdir = os.path.join(repo, "kernel")
+    for name in ("Makefile", "Kbuild"):
+        if os.path.exists(os.path.join(kdir, name)):
+            return kdir
+    return None
+
+
+def declared_kunit_modules(repo):
+    """Return the *_kunit module names the kernel/ build files declare."""
+    names = set()
+    for path in glob.glob(os.path.join(repo, "kernel", "**", "*"), recursive=True):
+        if os.path.basename(path) in ("Makefile", "Kbuild") or path.endswith(".mk"):
+            with open(path, errors="replace") as f:
+                for m in re.finditer(r"obj-[^\s+:=]*\s*[+:]?=\s*([^\n#]*)", f.read()):
+                    names.update(re.findall(r"(\w+_kunit)\.o", m.group(1)))
+    return sorted(names)
+
+
+def build_modules(repo, kernel, workdir, logfile):
+    """Copy the repo to workdir, build kernel/ against kernel; return {name: .ko}."""
+    shutil.rmtree(workdir, ignore_errors=True)
+    shutil.copytree(repo, workdir, symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n in SKIP_DIRS])
+    kdir = os.path.join(workdir, "kernel")
+    jobs = str(os.cpu_count() or 2)
+    run(["make", "-C", kdir, f"KDIR={kernel.kdir}", f"-j{jobs}"], logfile=logfile)
+    kos = glob.glob(os.path.join(kdir, "**", "*.ko"), recursive=True)
+    if not kos:
+        raise HarnessError(f"make -C kernel built no .ko (see {logfile})")
+    return {os.path.basename(p)[:-3]: p for p in kos}

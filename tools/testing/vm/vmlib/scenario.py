@@ -1,0 +1,107 @@
+"""Scenarios: guest scripts in scenarios/<name>.sh with an optional host half.
+
+A scenario's header comments declare what it needs:
+    # needs: module kunit      (project modules / KUnit modules must exist)
+    # kernels: all | debian-6.1 debian-6.12 debug ...
+    # timeout: SECONDS         (guest-side limit, default 300)
+A file scenarios/<name>.py beside it, if present, defines check(run) that
+judges the artefacts on the host (see ScenarioRun for what it may call).
+"""
+
+import glob
+import importlib.util
+import os
+
+SCENARIO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios")
+DEFAULT_TIMEOUT = 300
+
+
+class Scenario:
+    """A scenario file and its declared needs."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)[:-len(".sh")]
+        self.needs = set()
+        self.kernels = ["all"]
+        self.timeout = DEFAULT_TIMEOUT
+        self.summary = ""
+        self._read_header()
+        host = path[:-len(".sh")] + ".py"
+        self.host_check = host if os.path.exists(host) else None
+
+    def _read_header(self):
+        """Fill needs/kernels/timeout/summary from the leading comments."""
+        with open(self.path) as f:
+            for line in f:
+                if not line.startswith("#"):
+                    break
+                text = line[1:].strip()
+                key, _, val = text.partition(":")
+                if key == "needs":
+                    self.needs = set(val.split())
+                elif key == "kernels":
+                    self.kernels = val.split() or ["all"]
+                elif key == "timeout":
+                    self.timeout = int(val)
+                elif key == self.name and not self.summary:
+                    self.summary = val.strip()
+
+    def runs_on(self, kernel):
+        """Tell whether the scenario is meant for the named kernel."""
+        return "all" in self.kernels or kernel in self.kernels
+
+    def load_check(self):
+        """Return the host half's check function, or None."""
+        if not self.host_check:
+            return None
+        spec = importlib.util.spec_from_file_location(f"scenario_{self.name}",
+                                                      self.host_check)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.check
+
+
+def discover(directory=SCENARIO_DIR):
+    """Return all scenarios, sorted by name."""
+    return [Scenario(p) for p in sorted(glob.glob(os.path.join(directory, "*.sh")))]
+
+
+class ScenarioRun:
+    """The outcome of one scenario on one kernel, as the host judges it."""
+
+    def __init__(self, kernel, scenario, context=None):
+        self.kernel = kernel
+        self.scenario = scenario
+        self.context = context or {}
+        self.artefacts = {}
+        self.metrics = {}
+        self.failures = []
+        self.passes = []
+        self.subtests = []       # [(name, ok, directive)]
+        self.skip_reason = None
+
+    def fail(self, message):
+        """Record a failed assertion."""
+        self.failures.append(message)
+
+    def passed(self, message):
+        """Record a passed assertion."""
+        self.passes.append(message)
+
+    def metric(self, name, value):
+        """Record a measurement."""
+        self.metrics[name] = value
+
+    def subtest(self, name, ok, directive=""):
+        """Report a separate test line (e.g. one KUnit case)."""
+        self.subtests.append((name, ok, directive))
+
+    def skip(self, reason):
+        """Mark the whole scenario skipped, with a loud reason."""
+        self.skip_reason = reason
+
+    @property
+    def ok(self):
+        """Passed: no failure and at least one positive verdict."""
+        return not self.failures and bool(self.passes or self.subtests)

@@ -1,0 +1,144 @@
+"""Measure how complete perf's user callchains are for the deep workload.
+
+A sample counts when its leaf is the workload's hot leaf (the first name of
+its `expect:` line); it is complete when the frames from the leaf outwards
+match the expected chain, frame by frame, down to its last named function
+(main, or thread_main for threads).  Usable as a library or as a command:
+    stackcheck.py EXPECT_FILE PERF_SCRIPT_FILE
+"""
+
+import os
+import sys
+
+PATTERNS = ["chain", "recurse", "vla", "realign", "qsort", "signal", "threads", "dlopen"]
+MIN_SAMPLES = 50
+
+
+class Frame:
+    """One callchain entry of a perf script sample."""
+
+    def __init__(self, ip, sym, dso):
+        self.ip = ip
+        self.sym = sym
+        self.dso = dso
+
+    def in_libc(self):
+        """Tell whether the frame is inside the C library."""
+        return os.path.basename(self.dso).startswith("libc.so")
+
+
+def parse_perf_script(text):
+    """Return the samples of `perf script -F comm,tid,ip,sym,dso` as [[Frame]]."""
+    samples, frames = [], None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            frames = []
+            samples.append(frames)
+            continue
+        if frames is None:
+            continue
+        ip, _, rest = line.strip().partition(" ")
+        sym, dso = rest, ""
+        if rest.endswith(")") and " (" in rest:
+            sym, _, dso = rest.rpartition(" (")
+            dso = dso[:-1]
+        frames.append(Frame(ip, sym.strip(), dso))
+    return samples
+
+
+def parse_expect(text):
+    """Return the expected chain of an `expect:` line, repeats expanded."""
+    for line in text.splitlines():
+        if line.startswith("expect:"):
+            chain = []
+            for token in line.split()[1:]:
+                name, star, count = token.partition("*")
+                chain += [name] * (int(count) if star else 1)
+            while chain and chain[-1].startswith("<"):
+                chain.pop()
+            return chain
+    raise ValueError("no 'expect:' line")
+
+
+def _match(frames, chain):
+    """Tell whether frames, from the leaf, follow chain down to its end."""
+    if not chain:
+        return True
+    if not frames:
+        return False
+    token, rest = chain[0], chain[1:]
+    if token in ("<libc>", "<sigreturn>"):
+        # one or more C library frames (the signal trampoline lives there)
+        i = 0
+        while i < len(frames) and frames[i].in_libc():
+            i += 1
+            if _match(frames[i:], rest):
+                return True
+        return False
+    return frames[0].sym == token and _match(frames[1:], rest)
+
+
+def completeness(expect_text, perf_text):
+    """Return (complete, eligible) sample counts for one pattern's run."""
+    chain = parse_expect(expect_text)
+    eligible = complete = 0
+    for frames in parse_perf_script(perf_text):
+        if not frames or frames[0].sym != chain[0]:
+            continue
+        eligible += 1
+        complete += _match(frames, chain)
+    return complete, eligible
+
+
+def check_patterns(run, limits):
+    """Record per-pattern completeness metrics of run; assert limits.
+
+    limits maps a pattern to (">=" or "<", fraction).  Patterns without a
+    limit are measured only, if the guest recorded them; a pattern with a
+    limit must have been recorded.
+    """
+    recorded = [p for p in PATTERNS if f"{p}.expect" in run.artefacts]
+    if not recorded:
+        run.fail("the guest recorded no pattern")
+    for pattern in PATTERNS:
+        expect = run.artefacts.get(f"{pattern}.expect")
+        perf = run.artefacts.get(f"{pattern}.perf")
+        if expect is None or perf is None:
+            if pattern in limits:
+                run.fail(f"{pattern}: no perf output from the guest")
+            continue
+        try:
+            complete, eligible = completeness(expect.decode(), perf.decode(errors="replace"))
+        except ValueError as e:
+            run.fail(f"{pattern}: {e}")
+            continue
+        frac = complete / eligible if eligible else 0.0
+        run.metric(f"{pattern}_complete_pct", f"{100 * frac:.1f}")
+        run.metric(f"{pattern}_samples", str(eligible))
+        if pattern not in limits:
+            continue
+        op, bound = limits[pattern]
+        if eligible < MIN_SAMPLES:
+            run.fail(f"{pattern}: only {eligible} samples in the hot leaf")
+        elif (frac >= bound) == (op == ">="):
+            run.passed(f"{pattern} {100 * frac:.1f}% {op} {100 * bound:.0f}%")
+        else:
+            run.fail(f"{pattern}: {100 * frac:.1f}% complete, want {op} {100 * bound:.0f}%")
+
+
+def main(argv):
+    """Command-line entry: print complete/eligible for one pattern's files."""
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[1]) as e, open(argv[2], errors="replace") as p:
+        complete, eligible = completeness(e.read(), p.read())
+    print(f"{complete}/{eligible} complete "
+          f"({100 * complete / eligible if eligible else 0:.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
