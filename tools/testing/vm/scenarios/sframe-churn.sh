@@ -1,5 +1,5 @@
 #!/bin/sh
-# sframe-churn: exec and dlopen/dlclose loops for 30 s; afterwards the
+# sframe-churn: exec and dlopen/dlclose loops for a minute; afterwards the
 # cache has not grown and no exited process is left in the maps.
 # needs: module
 # kernels: all
@@ -11,7 +11,7 @@ $W dlopen 0.05 > /dev/null
 sleep 1
 files=$(stat_value files_cached)
 bytes=$(stat_value kernel_bytes)
-end=$(($(date +%s) + 30))
+end=$(($(date +%s) + 60))
 runs=0
 while [ "$(date +%s)" -lt $end ]; do
 	$W dlopen 0.01 > /dev/null || { result fail "workload failed"; exit 1; }

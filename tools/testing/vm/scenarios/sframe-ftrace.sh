@@ -1,0 +1,42 @@
+#!/bin/sh
+# sframe-ftrace: ftrace's userstacktrace (arch_stack_walk_user) on
+# sched_switch from the v3 workload, with the module: right chains (ftrace
+# keeps 8 user frames per event).
+# Three copies on two vCPUs make them preempt each other.
+# needs: module
+# kernels: all
+# timeout: 300
+. /vmtest/lib.sh
+T=/sys/kernel/tracing
+W=/workloads/v3-binutils-2.47/deep
+load_module sframe_unwind
+echo 0 > $T/tracing_on
+echo 8192 > $T/buffer_size_kb
+echo > $T/trace
+echo 1 > $T/options/userstacktrace
+echo 'prev_comm == "deep"' > $T/events/sched/sched_switch/filter
+echo 1 > $T/events/sched/sched_switch/enable
+echo 1 > $T/tracing_on
+pids=
+for i in 1 2 3; do
+	$W chain 4 > /tmp/chain.expect &
+	pids="$pids $!"
+done
+sleep 1
+: > /tmp/maps
+for p in $pids; do
+	echo "@@ pid $p" >> /tmp/maps
+	cat /proc/$p/maps >> /tmp/maps
+done
+for p in $pids; do
+	wait $p || result fail "workload $p failed"
+done
+echo 0 > $T/tracing_on
+echo 0 > $T/events/sched/sched_switch/enable
+echo 0 > $T/options/userstacktrace
+cat $T/trace > /tmp/trace
+artefact chain.expect /tmp/chain.expect
+artefact maps /tmp/maps
+artefact trace /tmp/trace
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
