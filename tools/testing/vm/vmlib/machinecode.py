@@ -12,6 +12,8 @@ import os
 import re
 import subprocess
 
+from vmlib.util import cache_dir
+
 VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
 
@@ -28,7 +30,6 @@ def workload_path(relative):
 
 def project_workloads_dir():
     """Where vmtest builds tools/testing/workloads for the guests."""
-    from vmlib.util import cache_dir  # pylint: disable=import-outside-toplevel
     return os.path.join(cache_dir(), "workloads")
 
 
