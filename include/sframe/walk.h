@@ -44,9 +44,11 @@ struct sframe_walk {
 	u64 sp;
 	u64 fp;
 	bool first;			/* still in the interrupted frame */
+	bool exact_ip;			/* ip was interrupted, not a return address */
 	enum sframe_walk_stop stop;
 	unsigned int sframe_steps;
 	unsigned int fp_steps;
+	unsigned int signal_steps;	/* through rt_sigframes */
 	const struct sframe_walk_ops *ops;
 	void *ctx;
 };

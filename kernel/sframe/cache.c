@@ -8,6 +8,11 @@
  * Mappings are reported by hooks that run under mmap_lock; the file is
  * read later by a worker, outside any mm lock.  Files stay cached until
  * the module is unloaded; the cache stops growing at max_cache_mb.
+ *
+ * A file's section is its own PT_GNU_SFRAME or, when root has handed one
+ * in (sidecar.c), a sidecar, which takes precedence and can be replaced or
+ * withdrawn at any time: ranges point at the file, and a walk picks the
+ * file's current section under RCU.
  */
 #include <linux/debugfs.h>
 #include <linux/elf.h>
@@ -50,6 +55,14 @@ struct sframe_load_seg {
 	u64 filesz;
 };
 
+/* One validated section and its lookup index; immutable once in use. */
+struct sframe_sec {
+	struct sframe_section sec;
+	u32 *index;
+	u8 *data;
+	size_t bytes;			/* kernel memory held */
+};
+
 /* One file, identified by device, inode, generation, size and ctime. */
 struct sframe_file {
 	struct hlist_node node;
@@ -58,15 +71,13 @@ struct sframe_file {
 	u32 generation;
 	loff_t size;
 	struct timespec64 ctime;
-	bool has_sframe;
-	const char *status;		/* why not, when !has_sframe */
+	const char *status;		/* of the embedded section */
 	char *path;
-	size_t bytes;			/* kernel memory held */
+	size_t bytes;			/* kernel memory held, sections apart */
 	unsigned int nr_loads;
 	struct sframe_load_seg loads[SFRAME_MAX_LOADS];
-	struct sframe_section sec;
-	u32 *index;
-	u8 *data;
+	struct sframe_sec *embedded;	/* set before the file is published */
+	struct sframe_sec __rcu *sidecar;	/* under sframe_files_lock */
 };
 
 struct sframe_range {
@@ -140,63 +151,112 @@ static void sframe_file_fail(struct sframe_file *sf, enum sframe_load_fail why,
 				    sf->path, sf->status);
 }
 
+void sframe_sec_free(struct sframe_sec *s)
+{
+	if (!s)
+		return;
+	atomic_long_sub(s->bytes, &sframe_cache_bytes);
+	kvfree(s->index);
+	kvfree(s->data);
+	kfree(s);
+}
+
+/*
+ * Validate @size bytes at @data (kvmalloc()ed; taken over, freed on
+ * failure), assumed at link address @vaddr, into a section ready for
+ * lookups.  On failure *@err says why when validation did.
+ */
+struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
+				     unsigned int options,
+				     struct sframe_error *err)
+{
+	struct sframe_sec *s;
+	u32 entries;
+	int ret;
+
+	err->reason = SFRAME_VALID;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		kvfree(data);
+		return ERR_PTR(-ENOMEM);
+	}
+	s->data = data;
+	ret = sframe_validate(&s->sec, data, size, vaddr, options, err);
+	if (!ret && s->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+		ret = -EPROTONOSUPPORT;
+	if (ret)
+		goto fail;
+	entries = sframe_index_entries(&s->sec);
+	if (entries) {
+		s->index = kvmalloc_array(entries, sizeof(u32), GFP_KERNEL);
+		if (!s->index) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		sframe_index_build(&s->sec, s->index);
+	}
+	s->bytes = sizeof(*s) + size + (size_t)entries * sizeof(u32);
+	atomic_long_add(s->bytes, &sframe_cache_bytes);
+	return s;
+fail:
+	kvfree(s->data);
+	kfree(s);
+	return ERR_PTR(ret);
+}
+
+/* Would @bytes more keep the cache within max_cache_mb? */
+bool sframe_cache_room(u64 bytes)
+{
+	return atomic_long_read(&sframe_cache_bytes) + bytes <=
+	       (u64)READ_ONCE(sframe_max_cache_mb) << 20;
+}
+
 /* Validate the PT_GNU_SFRAME segment @ph of @file into @sf. */
 static void sframe_file_load_section(struct sframe_file *sf, struct file *file,
 				     const struct elf64_phdr *ph)
 {
 	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
 	struct sframe_error err;
-	u32 entries;
+	struct sframe_sec *s;
+	u8 *data;
 
 	if (ph->p_filesz > max || ph->p_filesz > U32_MAX) {
 		sframe_file_fail(sf, SFRAME_LOAD_TOO_BIG, true);
 		return;
 	}
-	if (atomic_long_read(&sframe_cache_bytes) + ph->p_filesz >
-	    (long)READ_ONCE(sframe_max_cache_mb) << 20) {
+	if (!sframe_cache_room(ph->p_filesz)) {
 		sframe_file_fail(sf, SFRAME_LOAD_CACHE_FULL, false);
 		return;
 	}
-	sf->data = kvmalloc(ph->p_filesz, GFP_KERNEL);
-	if (!sf->data) {
+	data = kvmalloc(ph->p_filesz, GFP_KERNEL);
+	if (!data) {
 		sframe_file_fail(sf, SFRAME_LOAD_NOMEM, false);
 		return;
 	}
-	if (sframe_read_at(file, sf->data, ph->p_filesz, ph->p_offset)) {
+	if (sframe_read_at(file, data, ph->p_filesz, ph->p_offset)) {
+		kvfree(data);
 		sframe_file_fail(sf, SFRAME_LOAD_READ, true);
-		goto drop;
+		return;
 	}
-	if (sframe_validate(&sf->sec, sf->data, (u32)ph->p_filesz, ph->p_vaddr,
-			    SFRAME_REQUIRE_SORTED | SFRAME_SEGMENT_PADDING,
-			    &err)) {
-		sframe_count(rejected[err.reason]);
-		sf->status = sframe_reason_str(err.reason);
-		pr_warn_ratelimited("sframe_unwind: %s: invalid .sframe: %s at offset 0x%x\n",
-				    sf->path, sf->status, err.offset);
-		goto drop;
-	}
-	if (sf->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE) {
-		sframe_file_fail(sf, SFRAME_LOAD_ABI, true);
-		goto drop;
-	}
-
-	entries = sframe_index_entries(&sf->sec);
-	if (entries) {
-		sf->index = kvmalloc_array(entries, sizeof(u32), GFP_KERNEL);
-		if (!sf->index) {
-			sframe_file_fail(sf, SFRAME_LOAD_NOMEM, false);
-			goto drop;
+	s = sframe_sec_create(data, (u32)ph->p_filesz, ph->p_vaddr,
+			      SFRAME_REQUIRE_SORTED | SFRAME_SEGMENT_PADDING,
+			      &err);
+	if (IS_ERR(s)) {
+		if (err.reason) {
+			sframe_count(rejected[err.reason]);
+			sf->status = sframe_reason_str(err.reason);
+			pr_warn_ratelimited("sframe_unwind: %s: invalid .sframe: %s at offset 0x%x\n",
+					    sf->path, sf->status, err.offset);
+		} else {
+			sframe_file_fail(sf, PTR_ERR(s) == -ENOMEM ?
+					 SFRAME_LOAD_NOMEM : SFRAME_LOAD_ABI,
+					 PTR_ERR(s) != -ENOMEM);
 		}
-		sframe_index_build(&sf->sec, sf->index);
+		return;
 	}
-	sf->bytes += ph->p_filesz + (size_t)entries * sizeof(u32);
-	sf->has_sframe = true;
+	sf->embedded = s;
 	sf->status = "ok";
 	sframe_count(sections_loaded);
-	return;
-drop:
-	kvfree(sf->data);
-	sf->data = NULL;
 }
 
 /* Read @file's ELF headers: its executable segments and its SFrame. */
@@ -252,10 +312,32 @@ out:
 
 static void sframe_file_free(struct sframe_file *sf)
 {
-	kvfree(sf->index);
-	kvfree(sf->data);
+	sframe_sec_free(rcu_dereference_protected(sf->sidecar, true));
+	sframe_sec_free(sf->embedded);
+	atomic_long_sub(sf->bytes, &sframe_cache_bytes);
 	kfree(sf->path);
 	kfree(sf);
+}
+
+/* The section a walk uses for @sf: its sidecar, else its own.  RCU. */
+static const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf)
+{
+	const struct sframe_sec *s = rcu_dereference(sf->sidecar);
+
+	return s ? s : sf->embedded;
+}
+
+static struct sframe_file *sframe_file_find(struct inode *inode)
+{
+	unsigned long key = inode->i_ino ^ inode->i_sb->s_dev;
+	struct sframe_file *sf;
+
+	lockdep_assert_held(&sframe_files_lock);
+	hash_for_each_possible(sframe_files, sf, node, key) {
+		if (sframe_file_is(sf, inode))
+			return sf;
+	}
+	return NULL;
 }
 
 /*
@@ -263,7 +345,7 @@ static void sframe_file_free(struct sframe_file *sf)
  * without a usable section are cached too, so each is read (and a bad one
  * logged) once.  Process context only.
  */
-static struct sframe_file *sframe_file_get(struct file *file)
+struct sframe_file *sframe_file_get(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 	unsigned long key = inode->i_ino ^ inode->i_sb->s_dev;
@@ -271,10 +353,9 @@ static struct sframe_file *sframe_file_get(struct file *file)
 	char *buf, *path;
 
 	mutex_lock(&sframe_files_lock);
-	hash_for_each_possible(sframe_files, sf, node, key) {
-		if (sframe_file_is(sf, inode))
-			goto out;
-	}
+	sf = sframe_file_find(inode);
+	if (sf)
+		goto out;
 
 	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
 	if (!sf) {
@@ -445,6 +526,7 @@ const struct sframe_section *sframe_cache_lookup(struct mm_struct *mm,
 {
 	const struct sframe_range *r;
 	const struct sframe_map *map;
+	const struct sframe_sec *sec;
 	struct sframe_mm *m;
 	unsigned int lo, hi;
 
@@ -468,9 +550,12 @@ const struct sframe_section *sframe_cache_lookup(struct mm_struct *mm,
 	if (!lo || ip >= map->r[lo - 1].end)
 		return NULL;
 	r = &map->r[lo - 1];
+	sec = sframe_file_sec(r->file);
+	if (!sec)
+		return NULL;
 	*bias = r->bias;
-	*fp_ok = r->file->sec.flags & SFRAME_F_FRAME_POINTER;
-	return &r->file->sec;
+	*fp_ok = sec->sec.flags & SFRAME_F_FRAME_POINTER;
+	return &sec->sec;
 }
 
 /* ---- the worker ---- */
@@ -516,8 +601,11 @@ static void sframe_work_fn(struct work_struct *work)
 	struct sframe_range range = { .start = w->start, .end = w->end };
 	struct sframe_file *sf = sframe_file_get(w->file);
 
-	if (sf && sf->has_sframe &&
-	    sframe_bias(sf, w->start, w->pgoff, &range.bias) &&
+	/*
+	 * Every ELF mapping gets its range, with or without a section: a
+	 * sidecar may come for it later.
+	 */
+	if (sf && sframe_bias(sf, w->start, w->pgoff, &range.bias) &&
 	    mmget_not_zero(w->mm)) {
 		range.file = sf;
 		if (sframe_still_mapped(w->mm, w->file, w->start, w->end))
@@ -623,27 +711,152 @@ int sframe_cache_show_maps(struct seq_file *s)
 		seq_printf(s, "pid %d\n", m->tgid);
 		for (i = 0; map && i < map->nr; i++) {
 			const struct sframe_range *r = &map->r[i];
+			const struct sframe_sec *sec = sframe_file_sec(r->file);
 
-			seq_printf(s, "  %llx-%llx bias %llx v%u %u FDEs %s\n",
-				   r->start, r->end, r->bias,
-				   r->file->sec.version, r->file->sec.num_fdes,
-				   r->file->path);
+			seq_printf(s, "  %llx-%llx bias %llx ", r->start,
+				   r->end, r->bias);
+			if (sec)
+				seq_printf(s, "v%u %u FDEs%s %s\n",
+					   sec->sec.version, sec->sec.num_fdes,
+					   sec == r->file->embedded ? "" :
+					   " sidecar", r->file->path);
+			else
+				seq_printf(s, "no SFrame %s\n", r->file->path);
 		}
 	}
 	rcu_read_unlock();
 	return 0;
 }
 
+static const struct sframe_sec *sframe_file_sidecar(struct sframe_file *sf)
+{
+	return rcu_dereference_protected(sf->sidecar,
+					 lockdep_is_held(&sframe_files_lock));
+}
+
 int sframe_cache_show_files(struct seq_file *s)
 {
+	const struct sframe_sec *side;
 	struct sframe_file *sf;
 	unsigned int bkt;
 
 	mutex_lock(&sframe_files_lock);
-	hash_for_each(sframe_files, bkt, sf, node)
-		seq_printf(s, "%s: %s, %zu bytes\n", sf->path, sf->status,
-			   sf->bytes);
+	hash_for_each(sframe_files, bkt, sf, node) {
+		side = sframe_file_sidecar(sf);
+		seq_printf(s, "%s: %s, %zu bytes", sf->path, sf->status,
+			   sf->bytes + (sf->embedded ? sf->embedded->bytes : 0));
+		if (side)
+			seq_printf(s, "; sidecar v%u, %u FDEs, %zu bytes",
+				   side->sec.version, side->sec.num_fdes,
+				   side->bytes);
+		seq_putc(s, '\n');
+	}
 	mutex_unlock(&sframe_files_lock);
+	return 0;
+}
+
+/* One line per sidecar, then the total. */
+int sframe_cache_show_sidecars(struct seq_file *s)
+{
+	const struct sframe_sec *side;
+	struct sframe_file *sf;
+	unsigned int bkt, n = 0;
+	size_t total = 0;
+
+	mutex_lock(&sframe_files_lock);
+	hash_for_each(sframe_files, bkt, sf, node) {
+		side = sframe_file_sidecar(sf);
+		if (!side)
+			continue;
+		seq_printf(s, "%s: v%u, %u FDEs, %u FREs, %zu bytes\n",
+			   sf->path, side->sec.version, side->sec.num_fdes,
+			   side->sec.num_fres, side->bytes);
+		n++;
+		total += side->bytes;
+	}
+	mutex_unlock(&sframe_files_lock);
+	seq_printf(s, "total: %u sidecars, %zu bytes\n", n, total);
+	return 0;
+}
+
+/* Does every function of @s lie in an executable segment of @sf? */
+static bool sframe_sec_fits(const struct sframe_file *sf,
+			    const struct sframe_sec *s, u32 *bad)
+{
+	struct sframe_fde fde;
+	unsigned int j;
+	u32 i;
+
+	for (i = 0; i < s->sec.num_fdes; i++) {
+		if (sframe_get_fde(&s->sec, i, &fde))
+			goto out;
+		for (j = 0; j < sf->nr_loads; j++) {
+			const struct sframe_load_seg *l = &sf->loads[j];
+
+			if (fde.start >= l->vaddr &&
+			    fde.start - l->vaddr + fde.size <= l->filesz)
+				break;
+		}
+		if (j == sf->nr_loads)
+			goto out;
+	}
+	return true;
+out:
+	*bad = i;
+	return false;
+}
+
+/*
+ * Make @s the sidecar of @file, which must be the ELF object it was made
+ * for; the sidecar it replaces is freed once no walk can be using it.
+ * On success @s belongs to the cache, on failure it stays the caller's.
+ */
+int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s)
+{
+	struct sframe_sec *old;
+	struct sframe_file *sf;
+	u32 bad;
+
+	sf = sframe_file_get(file);
+	if (!sf)
+		return -ENOMEM;
+	if (!sf->nr_loads) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an x86-64 ELF object with code\n",
+				    sf->path);
+		return -ENOEXEC;
+	}
+	if (!sframe_sec_fits(sf, s, &bad)) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: FDE %u is outside the file's code\n",
+				    sf->path, bad);
+		return -EINVAL;
+	}
+	mutex_lock(&sframe_files_lock);
+	old = rcu_replace_pointer(sf->sidecar, s,
+				  lockdep_is_held(&sframe_files_lock));
+	mutex_unlock(&sframe_files_lock);
+	if (old) {
+		synchronize_rcu();
+		sframe_sec_free(old);
+	}
+	return 0;
+}
+
+/* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
+int sframe_cache_clear_sidecar(struct file *file)
+{
+	struct sframe_sec *old = NULL;
+	struct sframe_file *sf;
+
+	mutex_lock(&sframe_files_lock);
+	sf = sframe_file_find(file_inode(file));
+	if (sf)
+		old = rcu_replace_pointer(sf->sidecar, NULL,
+					  lockdep_is_held(&sframe_files_lock));
+	mutex_unlock(&sframe_files_lock);
+	if (!old)
+		return -ENOENT;
+	synchronize_rcu();
+	sframe_sec_free(old);
 	return 0;
 }
 

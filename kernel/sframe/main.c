@@ -49,9 +49,13 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "ranges_added", &st->ranges_added);
 	sframe_show(s, "ranges_removed", &st->ranges_removed);
 	sframe_show(s, "map_alloc_failed", &st->map_alloc_failed);
+	sframe_show(s, "sidecars_loaded", &st->sidecars_loaded);
+	sframe_show(s, "sidecars_rejected", &st->sidecars_rejected);
+	sframe_show(s, "sidecars_unloaded", &st->sidecars_unloaded);
 	sframe_show(s, "samples", &st->samples);
 	sframe_show(s, "frames_sframe", &st->frames_sframe);
 	sframe_show(s, "frames_fp", &st->frames_fp);
+	sframe_show(s, "frames_signal", &st->frames_signal);
 	sframe_show(s, "stop: max_stack", &st->max_depth);
 	for (i = SFRAME_STOP_OUTERMOST; i < SFRAME_NR_STOPS; i++) {
 		seq_printf(s, "stop: %s: %lld\n", sframe_walk_stop_str(i),
@@ -95,8 +99,14 @@ static int __init sframe_unwind_init(void)
 			    &sframe_maps_fops);
 	debugfs_create_file("files", 0400, sframe_debugfs, NULL,
 			    &sframe_files_fops);
+	sframe_bench_debugfs(sframe_debugfs);
 
 	ret = sframe_attach(perf, stacktrace);
+	if (!ret) {
+		ret = sframe_sidecar_init();
+		if (ret)
+			sframe_detach();
+	}
 	if (ret) {
 		debugfs_remove_recursive(sframe_debugfs);
 		sframe_cache_exit();
@@ -109,6 +119,7 @@ static int __init sframe_unwind_init(void)
 
 static void __exit sframe_unwind_exit(void)
 {
+	sframe_sidecar_exit();
 	sframe_detach();
 	debugfs_remove_recursive(sframe_debugfs);
 	sframe_cache_exit();

@@ -40,6 +40,10 @@ struct sframe_stats {
 	atomic64_t ranges_added;
 	atomic64_t ranges_removed;
 	atomic64_t map_alloc_failed;
+	atomic64_t frames_signal;	/* frames found through rt_sigframes */
+	atomic64_t sidecars_loaded;
+	atomic64_t sidecars_rejected;
+	atomic64_t sidecars_unloaded;
 };
 
 extern struct sframe_stats sframe_stats;
@@ -63,6 +67,22 @@ const struct sframe_section *sframe_cache_lookup(struct mm_struct *mm,
 int sframe_cache_show_stats(struct seq_file *m);
 int sframe_cache_show_maps(struct seq_file *m);
 int sframe_cache_show_files(struct seq_file *m);
+int sframe_cache_show_sidecars(struct seq_file *m);
+
+struct sframe_sec;
+struct sframe_file;
+struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
+				     unsigned int options,
+				     struct sframe_error *err);
+void sframe_sec_free(struct sframe_sec *s);
+bool sframe_cache_room(u64 bytes);
+struct sframe_file *sframe_file_get(struct file *file);
+int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s);
+int sframe_cache_clear_sidecar(struct file *file);
+
+/* sidecar.c */
+int sframe_sidecar_init(void);
+void sframe_sidecar_exit(void);
 extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];
 
 /* unwind.c */
@@ -70,6 +90,7 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs);
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs);
+void sframe_bench_debugfs(struct dentry *dir);
 
 /* attach.c */
 int sframe_attach(bool perf, bool stacktrace);

@@ -8,10 +8,14 @@
  * task's mm is not the loaded one (nmi_uaccess_okay()).
  */
 #include <linux/compat.h>
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 
 #include "sframe_unwind.h"
@@ -63,30 +67,43 @@ static const struct sframe_walk_ops sframe_user_ops = {
 
 /*
  * Walk the current task's user stack from @regs, handing each caller's
- * return address to @store until it says stop.  Sections are used under
- * RCU, which also lets module unload wait for walks in flight.
+ * return address to @store until it says stop (then return true).
+ * Sections are used under RCU, which also lets module unload wait for
+ * walks in flight.
  */
-static void sframe_walk_user(const struct pt_regs *regs,
-			     bool (*store)(void *cookie, u64 ip), void *cookie)
+static bool sframe_walk_user_raw(const struct pt_regs *regs,
+				 bool (*store)(void *cookie, u64 ip),
+				 void *cookie, struct sframe_walk *w)
 {
 	struct sframe_user_ctx ctx = { .mm = current->mm, .regs = regs };
-	struct sframe_walk w;
 	bool full = false;
 
-	sframe_count(samples);
 	rcu_read_lock();
-	sframe_walk_start(&w, regs->ip, regs->sp, regs->bp, &sframe_user_ops,
+	sframe_walk_start(w, regs->ip, regs->sp, regs->bp, &sframe_user_ops,
 			  &ctx);
-	while (sframe_walk_next(&w)) {
-		if (!store(cookie, w.ip)) {
+	while (sframe_walk_next(w)) {
+		if (!store(cookie, w->ip)) {
 			full = true;
 			break;
 		}
 	}
 	rcu_read_unlock();
+	return full;
+}
+
+/* The same, counted in the statistics. */
+static void sframe_walk_user(const struct pt_regs *regs,
+			     bool (*store)(void *cookie, u64 ip), void *cookie)
+{
+	struct sframe_walk w;
+	bool full;
+
+	sframe_count(samples);
+	full = sframe_walk_user_raw(regs, store, cookie, &w);
 
 	atomic64_add(w.sframe_steps, &sframe_stats.frames_sframe);
 	atomic64_add(w.fp_steps, &sframe_stats.frames_fp);
+	atomic64_add(w.signal_steps, &sframe_stats.frames_signal);
 	if (full)
 		sframe_count(max_depth);
 	else
@@ -162,4 +179,155 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 	    !user_64bit_mode((struct pt_regs *)regs))
 		return;
 	sframe_walk_user(regs, sframe_stacktrace_store, &c);
+}
+
+/*
+ * debugfs "bench": the per-frame cost of the SFrame walk against a plain
+ * frame-pointer walk, on the writer's own user stack.  A program built
+ * with both frame pointers and SFrame descends some frames, then writes
+ * "WALKS DEPTH" here (with a raw syscall, so the first frame is its own);
+ * each walker walks the captured registers WALKS times, DEPTH frames at
+ * most, and reading the file gives the result.  Nothing is counted in
+ * the statistics.
+ */
+#define SFRAME_BENCH_MAX_DEPTH	256
+#define SFRAME_BENCH_MAX_WALKS	1000000
+#define SFRAME_BENCH_ROUNDS	4
+
+struct sframe_bench_store {
+	unsigned int n;
+	unsigned int max;
+};
+
+static bool sframe_bench_store(void *cookie, u64 ip)
+{
+	struct sframe_bench_store *b = cookie;
+
+	return ++b->n < b->max;
+}
+
+static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
+					unsigned int depth)
+{
+	struct sframe_bench_store b = { .max = depth };
+	struct sframe_walk w;
+
+	sframe_walk_user_raw(regs, sframe_bench_store, &b, &w);
+	return b.n;
+}
+
+/* What the stock kernel does: follow saved frame pointers. */
+static unsigned int sframe_bench_fp(const struct pt_regs *regs,
+				    unsigned int depth)
+{
+	unsigned long fp = regs->bp, sp = regs->sp, next, ra;
+	unsigned int n = 0;
+
+	while (n < depth) {
+		if (fp < sp || (fp & 7) ||
+		    copy_from_user_nofault(&next, (void __user *)fp,
+					   sizeof(next)) ||
+		    copy_from_user_nofault(&ra, (void __user *)(fp + 8),
+					   sizeof(ra)))
+			break;
+		n++;
+		sp = fp + 16;
+		fp = next;
+	}
+	return n;
+}
+
+static DEFINE_MUTEX(sframe_bench_lock);
+static char sframe_bench_result[256];
+
+static u64 sframe_bench_time(unsigned int (*walk)(const struct pt_regs *,
+						  unsigned int),
+			     const struct pt_regs *regs, unsigned int walks,
+			     unsigned int depth, u64 *frames)
+{
+	u64 t, total = 0;
+	unsigned int i;
+
+	*frames = 0;
+	for (i = 0; i < walks; i++) {
+		t = ktime_get_ns();
+		*frames += walk(regs, depth);
+		total += ktime_get_ns() - t;
+		if (!(i & 255))
+			cond_resched();
+	}
+	return total;
+}
+
+static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	const struct pt_regs *regs = task_pt_regs(current);
+	u64 ns_sf = 0, ns_fp = 0, fr_sf = 0, fr_fp = 0, f;
+	unsigned int walks, depth, i;
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%u %u", &walks, &depth) != 2 || !walks ||
+	    walks > SFRAME_BENCH_MAX_WALKS || !depth ||
+	    depth > SFRAME_BENCH_MAX_DEPTH)
+		return -EINVAL;
+	if (!user_64bit_mode((struct pt_regs *)regs))
+		return -EOPNOTSUPP;
+
+	mutex_lock(&sframe_bench_lock);
+	/* Warm both up, then alternate in rounds against drift. */
+	sframe_bench_time(sframe_bench_sframe, regs, 16, depth, &f);
+	sframe_bench_time(sframe_bench_fp, regs, 16, depth, &f);
+	walks = DIV_ROUND_UP(walks, SFRAME_BENCH_ROUNDS);
+	for (i = 0; i < SFRAME_BENCH_ROUNDS; i++) {
+		ns_sf += sframe_bench_time(sframe_bench_sframe, regs, walks,
+					   depth, &f);
+		fr_sf += f;
+		ns_fp += sframe_bench_time(sframe_bench_fp, regs, walks, depth,
+					   &f);
+		fr_fp += f;
+	}
+	if (!fr_sf || !fr_fp) {
+		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
+			 "error: no frames (sframe %llu, fp %llu)\n", fr_sf,
+			 fr_fp);
+	} else {
+		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
+			 "walks %u sframe_frames %llu fp_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu ratio_milli %llu\n",
+			 walks * SFRAME_BENCH_ROUNDS, fr_sf, fr_fp,
+			 div64_u64(ns_sf * 1000, fr_sf),
+			 div64_u64(ns_fp * 1000, fr_fp),
+			 div64_u64(ns_sf * 1000 * fr_fp, ns_fp * fr_sf ?: 1));
+	}
+	mutex_unlock(&sframe_bench_lock);
+	return len;
+}
+
+static ssize_t sframe_bench_read(struct file *file, char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&sframe_bench_lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, sframe_bench_result,
+				      strlen(sframe_bench_result));
+	mutex_unlock(&sframe_bench_lock);
+	return ret;
+}
+
+static const struct file_operations sframe_bench_fops = {
+	.owner = THIS_MODULE,
+	.write = sframe_bench_write,
+	.read = sframe_bench_read,
+	.llseek = default_llseek,
+};
+
+void sframe_bench_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("bench", 0600, dir, NULL, &sframe_bench_fops);
 }

@@ -35,6 +35,8 @@ struct walk_case {
 	u64 r10;			/* WALK_NO_REG: not available */
 	bool fp_ok;			/* frame pointers trusted in sframe objects */
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
+	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
+	bool musl;			/* musl's trampoline, not glibc's */
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
@@ -165,6 +167,54 @@ static const struct walk_case walk_cases[] = {
 		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000,
 		.want_stop = SFRAME_STOP_FP_CHAIN,
 	},
+	{
+		/*
+		 * leaf was a signal handler: it returns to glibc's trampoline
+		 * (no SFrame), where SP is the rt_sigframe's ucontext, whose
+		 * sigcontext at +40 holds BP, SP and IP of leaf, interrupted
+		 * at 0x11c2 and looked up there, not one byte before.
+		 */
+		.name = "signal handler, glibc trampoline, interrupted frame",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
+		.words = {
+			{ 0x100, TEXT(0x700) },		/* handler's RA */
+			{ 0x180, STACK(0x3f0) },	/* sigcontext bp */
+			{ 0x1a8, STACK(0x1c0) },	/* sigcontext sp */
+			{ 0x1b0, TEXT(0x11c2) },	/* sigcontext ip */
+			{ 0x1c0, TEXT(0x1460) },	/* leaf's RA */
+		},
+		.want = { TEXT(0x700), TEXT(0x11c2), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* A sample in musl's trampoline itself. */
+		.name = "sample in a musl signal trampoline",
+		.ip = TEXT(0x700), .sp = STACK(0x108), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
+		.musl = true,
+		.words = {
+			{ 0x180, STACK(0x3f0) },
+			{ 0x1a8, STACK(0x1c0) },
+			{ 0x1b0, TEXT(0x11c2) },
+			{ 0x1c0, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x11c2), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* Not a trampoline: one byte differs, frame pointers as usual. */
+		.name = "almost a trampoline",
+		.ip = TEXT(0x701), .sp = STACK(0x108), .fp = STACK(0x1f0),
+		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
+		.words = {
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0900) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
 };
 
 /* The fake process a case runs in. */
@@ -174,10 +224,27 @@ struct walk_env {
 	u64 stack[WALK_STACK_WORDS];
 };
 
+/* The trampoline's bytes, as little-endian words. */
+#define WALK_GLIBC_SIGRETURN0	0x0f0000000fc0c748ULL
+#define WALK_GLIBC_SIGRETURN1	0x9090909090909005ULL
+#define WALK_MUSL_SIGRETURN0	0x90050f0000000fb8ULL
+
 static int walk_env_read(void *ctx, u64 addr, u64 *val)
 {
 	struct walk_env *env = ctx;
+	const struct walk_case *c = env->c;
 
+	if (c->tramp && (addr == TEXT(c->tramp) || addr == TEXT(c->tramp + 1))) {
+		/* the "almost" case reads at tramp + 1: no match */
+		*val = c->musl ? WALK_MUSL_SIGRETURN0 : WALK_GLIBC_SIGRETURN0;
+		if (addr != TEXT(c->tramp))
+			*val >>= 8;
+		return 0;
+	}
+	if (c->tramp && addr == TEXT(c->tramp + 8)) {
+		*val = WALK_GLIBC_SIGRETURN1;
+		return 0;
+	}
 	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||
 	    (addr & 7))
 		return -EFAULT;

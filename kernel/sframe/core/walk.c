@@ -143,30 +143,129 @@ static bool sframe_walk_fp(struct sframe_walk *w)
 }
 
 /*
- * Step to the caller.  True: w->ip is now the caller's return address.
- * False: the walk is over and w->stop says why.  A caller's IP is a return
- * address, so its rule is looked up at IP - 1 (the call instruction).
+ * x86-64 rt_sigreturn trampolines, where a signal handler returns: glibc's
+ * "mov $15, %rax; syscall" and musl's "mov $15, %eax; syscall".  Text
+ * is read like the stack, through the read callback, so a page that is
+ * not present just means "not a trampoline".
+ */
+#define SIGRETURN_GLIBC		0x0f0000000fc0c748ULL	/* then 05 */
+#define SIGRETURN_MUSL		0x00050f0000000fb8ULL
+#define SIGRETURN_MUSL_MASK	0x00ffffffffffffffULL
+
+static bool sframe_at_sigreturn(struct sframe_walk *w)
+{
+	u64 a, b;
+
+	if (w->ops->read(w->ctx, w->ip, &a))
+		return false;
+	if ((a & SIGRETURN_MUSL_MASK) == SIGRETURN_MUSL)
+		return true;
+	return a == SIGRETURN_GLIBC && !w->ops->read(w->ctx, w->ip + 8, &b) &&
+	       (b & 0xff) == 0x05;
+}
+
+/*
+ * In the trampoline, SP points at the ucontext of the rt_sigframe the
+ * kernel pushed; its uc_mcontext holds the interrupted registers.
+ */
+#define UC_MCONTEXT		40	/* flags, link, stack_t */
+#define SIGCONTEXT_BP		80
+#define SIGCONTEXT_SP		120
+#define SIGCONTEXT_IP		128
+
+static bool sframe_walk_sigframe(struct sframe_walk *w)
+{
+	u64 mc = w->sp + UC_MCONTEXT, ip, sp, fp;
+
+	if (w->ops->read(w->ctx, mc + SIGCONTEXT_BP, &fp) ||
+	    w->ops->read(w->ctx, mc + SIGCONTEXT_SP, &sp) ||
+	    w->ops->read(w->ctx, mc + SIGCONTEXT_IP, &ip))
+		return sframe_walk_fail(w, SFRAME_STOP_READ);
+	if (sp & (WORD - 1))
+		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
+
+	w->ip = ip;
+	w->sp = sp;
+	w->fp = fp;
+	w->signal_steps++;
+	return true;
+}
+
+enum sframe_step {
+	SFRAME_STEP_RULE,
+	SFRAME_STEP_SIGNAL,
+	SFRAME_STEP_FP,
+	SFRAME_STEP_NONE,
+};
+
+/* How to step from the frame at @pc; fills @rule for SFRAME_STEP_RULE. */
+static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
+					 const struct sframe_section **secp,
+					 struct sframe_rule *rule)
+{
+	const struct sframe_section *sec;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	bool fp_ok = true;
+	u64 bias = 0;
+
+	sec = w->ops->lookup(w->ctx, pc, &bias, &fp_ok);
+	*secp = sec;
+	if (sec && !sframe_find_fde(sec, pc - bias, &fde)) {
+		if (fde.signal)
+			return SFRAME_STEP_SIGNAL;
+		/*
+		 * A return address just past the end of a function is where
+		 * a trampoline without an FDE of its own may start.
+		 */
+		if (pc != w->ip && w->ip - bias == fde.start + fde.size &&
+		    sframe_at_sigreturn(w))
+			return SFRAME_STEP_SIGNAL;
+		if (!sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) &&
+		    !sframe_fre_rule(sec, &fde, &fre, rule))
+			return SFRAME_STEP_RULE;
+	}
+	if (sframe_at_sigreturn(w))
+		return SFRAME_STEP_SIGNAL;
+	return fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
+}
+
+/*
+ * Step to the caller.  True: w->ip is now the caller's return address, or
+ * the interrupted IP when the step went through a signal frame.  False:
+ * the walk is over and w->stop says why.  A return address is looked up
+ * at IP - 1 (the call instruction), an interrupted IP at itself.
  */
 bool sframe_walk_next(struct sframe_walk *w)
 {
-	u64 pc, bias = 0;
 	const struct sframe_section *sec;
 	struct sframe_rule rule;
-	bool fp_ok = true, stepped;
+	enum sframe_step how;
+	bool stepped;
+	u64 pc;
 
 	if (w->stop)
 		return false;
-	pc = w->first ? w->ip : w->ip - 1;
-	sec = w->ops->lookup(w->ctx, pc, &bias, &fp_ok);
-	if (sec && !sframe_find(sec, pc - bias, &rule))
+	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
+	how = sframe_walk_how(w, pc, &sec, &rule);
+	switch (how) {
+	case SFRAME_STEP_RULE:
 		stepped = sframe_walk_rule(w, sec, &rule);
-	else if (fp_ok)
+		break;
+	case SFRAME_STEP_SIGNAL:
+		stepped = sframe_walk_sigframe(w);
+		break;
+	case SFRAME_STEP_FP:
 		stepped = sframe_walk_fp(w);
-	else
+		break;
+	default:
 		stepped = sframe_walk_fail(w, SFRAME_STOP_NO_RULE);
+		break;
+	}
 	if (!stepped)
 		return false;
 	w->first = false;
+	w->exact_ip = how == SFRAME_STEP_SIGNAL;
 	if (!w->ip)
 		return sframe_walk_fail(w, SFRAME_STOP_IP_ZERO);
 	return true;

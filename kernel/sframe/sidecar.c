@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/sframe_unwind: root loads and unloads sidecar sections, SFrame
+ * made for files that carry none (sframectl gen), and reads which are
+ * loaded.  A sidecar is hostile input like any .sframe: it is validated
+ * completely, then checked against the file's code, before use.
+ */
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <sframe/ioctl.h>
+#include "sframe_unwind.h"
+
+/* Log why @file's sidecar was refused, naming the file by its path. */
+static void sframe_sidecar_reject(struct file *file,
+				  const struct sframe_error *err)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
+
+	pr_warn_ratelimited("sframe_unwind: %s: invalid sidecar: %s at offset 0x%x\n",
+			    IS_ERR_OR_NULL(path) ? "?" : path,
+			    sframe_reason_str(err->reason), err->offset);
+	kfree(buf);
+}
+
+static long sframe_sidecar_load(const void __user *uarg)
+{
+	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
+	struct sframe_sidecar_load a;
+	struct sframe_error err;
+	struct sframe_sec *s;
+	struct file *file;
+	long ret;
+	u8 *data;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || !a.size)
+		return -EINVAL;
+	if (a.size > max || a.size > U32_MAX)
+		return -EFBIG;
+	if (!sframe_cache_room(a.size))
+		return -ENOSPC;
+	file = fget(a.fd);
+	if (!file)
+		return -EBADF;
+	ret = -EINVAL;
+	if (!S_ISREG(file_inode(file)->i_mode))
+		goto out;
+	ret = -ENOMEM;
+	data = kvmalloc(a.size, GFP_KERNEL);
+	if (!data)
+		goto out;
+	if (copy_from_user(data, u64_to_user_ptr(a.data), a.size)) {
+		kvfree(data);
+		ret = -EFAULT;
+		goto out;
+	}
+	s = sframe_sec_create(data, (u32)a.size, a.vaddr, SFRAME_REQUIRE_SORTED,
+			      &err);
+	if (IS_ERR(s)) {
+		ret = PTR_ERR(s);
+		if (err.reason) {
+			sframe_count(rejected[err.reason]);
+			sframe_sidecar_reject(file, &err);
+		}
+		goto out;
+	}
+	ret = sframe_cache_set_sidecar(file, s);
+	if (ret)
+		sframe_sec_free(s);
+out:
+	if (ret)
+		sframe_count(sidecars_rejected);
+	else
+		sframe_count(sidecars_loaded);
+	fput(file);
+	return ret;
+}
+
+static long sframe_sidecar_unload(const void __user *uarg)
+{
+	struct sframe_sidecar_unload a;
+	struct file *file;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags)
+		return -EINVAL;
+	file = fget(a.fd);
+	if (!file)
+		return -EBADF;
+	ret = sframe_cache_clear_sidecar(file);
+	if (!ret)
+		sframe_count(sidecars_unloaded);
+	fput(file);
+	return ret;
+}
+
+static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	switch (cmd) {
+	case SFRAME_IOC_LOAD:
+		return sframe_sidecar_load((const void __user *)arg);
+	case SFRAME_IOC_UNLOAD:
+		return sframe_sidecar_unload((const void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int sframe_dev_show(struct seq_file *s, void *unused)
+{
+	return sframe_cache_show_sidecars(s);
+}
+
+static int sframe_dev_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	file->private_data = NULL;	/* misc_open() put the device there */
+	return single_open(file, sframe_dev_show, NULL);
+}
+
+static const struct file_operations sframe_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = sframe_dev_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.unlocked_ioctl = sframe_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/*
+ * Mode 0644 so that an unprivileged open reaches sframe_dev_open() and
+ * gets -EPERM, which says what is missing, rather than -EACCES.
+ */
+static struct miscdevice sframe_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "sframe_unwind",
+	.fops = &sframe_dev_fops,
+	.mode = 0644,
+};
+
+int sframe_sidecar_init(void)
+{
+	return misc_register(&sframe_dev);
+}
+
+void sframe_sidecar_exit(void)
+{
+	misc_deregister(&sframe_dev);
+}
