@@ -19,6 +19,7 @@ packages="
 	gzip
 	kmod
 	libclang-rt-14-dev
+	libdw-dev
 	libelf-dev
 	libssl-dev
 	linux-perf

@@ -358,3 +358,85 @@ enum sframe_load_status sframe_elf_extract(struct sframe_input *in,
 	}
 	return SFRAME_LOAD_OK;
 }
+
+/*
+ * The executable PT_LOAD segments of the x86-64 ELF object in @d, what the
+ * kernel computes load biases from and checks a sidecar against; and
+ * whether it has its own PT_GNU_SFRAME.
+ */
+enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
+					struct sframe_code *code, char *msg,
+					size_t msg_size)
+{
+	enum sframe_load_status st;
+	unsigned int phnum, i;
+	struct elf e;
+	u64 phoff;
+
+	memset(code, 0, sizeof(*code));
+	st = elf_open(&e, d, size, msg, msg_size);
+	if (st != SFRAME_LOAD_OK)
+		return st;
+	if (e.be || e.machine != EM_X86_64 || (e.type != 2 && e.type != 3))
+		return fail(msg, msg_size, SFRAME_LOAD_INVALID,
+			    "not an x86-64 executable or shared object");
+	phoff = elf_get(&e, 32, 8);
+	phnum = (unsigned int)elf_get(&e, 56, 2);
+	if (!elf_in(&e, phoff, (u64)phnum * PHDR64_SIZE))
+		return fail(msg, msg_size, SFRAME_LOAD_INVALID,
+			    "ELF program headers out of bounds");
+	for (i = 0; i < phnum; i++) {
+		u64 ph = phoff + (u64)i * PHDR64_SIZE;
+		u32 type = (u32)elf_get(&e, ph, 4);
+
+		if (type == SFRAME_PT_GNU_SFRAME)
+			code->has_sframe = true;
+		if (type != 1 || !(elf_get(&e, ph + 4, 4) & 1) ||
+		    code->nr == SFRAME_CODE_MAX)
+			continue;		/* not PT_LOAD with PF_X */
+		code->seg[code->nr].vaddr = elf_get(&e, ph + 16, 8);
+		code->seg[code->nr].size = elf_get(&e, ph + 32, 8);
+		code->nr++;
+	}
+	if (!code->nr)
+		return fail(msg, msg_size, SFRAME_LOAD_INVALID,
+			    "no executable segment");
+	return SFRAME_LOAD_OK;
+}
+
+/* The NT_GNU_BUILD_ID of the ELF file in @d, from its SHT_NOTE sections. */
+bool sframe_elf_build_id(const unsigned char *d, size_t size,
+			 const unsigned char **id, size_t *len)
+{
+	char msg[SFRAME_MSG_MAX];
+	struct elf_shdr sh;
+	unsigned int i;
+	struct elf e;
+
+	if (elf_open(&e, d, size, msg, sizeof(msg)) != SFRAME_LOAD_OK)
+		return false;
+	for (i = 1; i < e.shnum; i++) {
+		u64 off, end;
+
+		if (!elf_shdr(&e, i, &sh) || sh.type != 7 ||	/* SHT_NOTE */
+		    !elf_in(&e, sh.offset, sh.size))
+			continue;
+		for (off = sh.offset, end = sh.offset + sh.size;
+		     off + 12 <= end;) {
+			u64 namesz = elf_get(&e, off, 4);
+			u64 descsz = elf_get(&e, off + 4, 4);
+			u64 desc = off + 12 + ((namesz + 3) & ~3ULL);
+
+			if (desc > end || descsz > end - desc)
+				break;
+			if (elf_get(&e, off + 8, 4) == 3 && namesz == 4 &&
+			    !memcmp(d + off + 12, "GNU", 4)) {
+				*id = d + desc;
+				*len = descsz;
+				return true;
+			}
+			off = desc + ((descsz + 3) & ~3ULL);
+		}
+	}
+	return false;
+}

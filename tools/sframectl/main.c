@@ -19,9 +19,18 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"usage: sframectl dump [--raw] [--vaddr ADDR] FILE\n"
 		"       sframectl check [--raw] FILE...\n"
+		"       sframectl gen [-o OUT] [--raw] [--stats] ELF\n"
+		"       sframectl load ELF [SIDECAR] | load --system [DIR...]\n"
+		"       sframectl unload ELF\n"
+		"       sframectl status\n"
 		"\n"
 		"  dump    print the section as binutils' objdump --sframe does\n"
 		"  check   validate; print 'FILE: ok (...)' or the reason\n"
+		"  gen     make an SFrame v3 section from ELF's .eh_frame\n"
+		"  load    hand a sidecar (SIDECAR's .sframe, or gen's) for ELF\n"
+		"          to sframe_unwind; --system: every ELF object in DIRs\n"
+		"  unload  withdraw ELF's sidecar\n"
+		"  status  list the sidecars loaded and the memory they hold\n"
 		"  --raw   FILE is a bare .sframe section, not an ELF object\n");
 }
 
@@ -155,6 +164,14 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "gen"))
+		return sframe_gen_command(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "load"))
+		return sframe_load_command(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unload"))
+		return sframe_unload_command(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "status"))
+		return sframe_status_command(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		print_usage(stdout);

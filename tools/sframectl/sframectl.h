@@ -40,7 +40,33 @@ void sframe_input_free(struct sframe_input *in);
 enum sframe_load_status sframe_elf_extract(struct sframe_input *in,
 					   char *msg, size_t msg_size);
 
+/* Executable segments of an ELF object (link addresses, file sizes). */
+#define SFRAME_CODE_MAX	8
+
+struct sframe_code {
+	unsigned int nr;
+	bool has_sframe;		/* it has a PT_GNU_SFRAME of its own */
+	struct {
+		u64 vaddr;
+		u64 size;
+	} seg[SFRAME_CODE_MAX];
+};
+
+enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
+					struct sframe_code *code, char *msg,
+					size_t msg_size);
+
+bool sframe_elf_build_id(const unsigned char *d, size_t size,
+			 const unsigned char **id, size_t *len);
+
 void sframe_dump(FILE *out, const struct sframe_section *sec,
 		 const char *name);
+
+int sframe_gen_command(int argc, char **argv);
+int sframe_gen_memory(const char *path, u8 **data, size_t *size, u64 *vaddr,
+		      char *msg, size_t msg_size);
+int sframe_load_command(int argc, char **argv);
+int sframe_unload_command(int argc, char **argv);
+int sframe_status_command(int argc, char **argv);
 
 #endif /* _SFRAMECTL_H */

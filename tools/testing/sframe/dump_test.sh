@@ -13,18 +13,7 @@ SFRAMECTL=$1
 FX=$2/sframe
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # objdump prints a blank line, "FILE: file format ...", a blank line first.
 for dir in sid-2.47.50 trixie-2.44; do
@@ -142,5 +131,4 @@ st=$?
 [ $st = 1 ] && [ ! -s "$TMP/out" ] && grep -q "invalid" "$TMP/err"
 ok $? "dump of an invalid file: nothing on stdout, reason on stderr, exit 1"
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done

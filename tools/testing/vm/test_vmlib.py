@@ -14,7 +14,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import channel, console, ktap, stackcheck  # noqa: E402
+from vmlib import bpfcheck, channel, console, ktap, stackcheck  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
 
@@ -63,6 +63,55 @@ class StackCheckTest(unittest.TestCase):
         expect = "expect: leaf_spin thread_main <libc>\n"
         text = perf_sample(("leaf_spin", "d"), ("thread_main", "d"))
         self.assertEqual(stackcheck.completeness(expect, text), (1, 1))
+
+
+class FakeSymbols:
+    """Symbols of an object whose functions start every 0x100 bytes of file."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def name_at_offset(self, file_offset):
+        """The name of the 0x100-byte slot holding file_offset."""
+        i = file_offset // 0x100
+        return self.names[i] if i < len(self.names) else None
+
+
+BPF_DUMP = """@@ maps
+5000-6000 r-xp 00000000 fe:00 12 /w/deep
+7000-8000 r-xp 00000000 fe:00 13 /lib/x86_64-linux-gnu/libc.so.6
+@@ stack 3 count 2
+5010
+5310
+5210
+5110
+7010
+@@ stack 9 count 1
+5010
+@@ error -17 count 4
+"""
+
+
+class BpfCheckTest(unittest.TestCase):
+    """bpfstack dumps become perf-script samples, weighted by their counts."""
+
+    def setUp(self):
+        self.dump = bpfcheck.Dump(BPF_DUMP)
+        symbols = {"/w/deep": FakeSymbols("leaf_spin", "main", "chain_a", "chain_b")}
+        self.text = self.dump.to_perf_script("deep", symbols)
+
+    def test_counts_and_errors(self):
+        self.assertEqual(self.dump.samples(), 3)
+        self.assertEqual(self.dump.refused(), 4)
+
+    def test_frames_are_named_through_the_maps(self):
+        sample = stackcheck.parse_perf_script(self.text)[0]
+        self.assertEqual([f.sym for f in sample],
+                         ["leaf_spin", "chain_b", "chain_a", "main", "[unknown]"])
+        self.assertTrue(sample[-1].in_libc())
+
+    def test_completeness_weighs_stacks_by_count(self):
+        self.assertEqual(stackcheck.completeness(CHAIN, self.text), (2, 3))
 
 
 class KtapTest(unittest.TestCase):

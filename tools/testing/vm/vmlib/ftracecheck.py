@@ -84,13 +84,22 @@ def to_perf_script(trace_text, maps_by_pid, symbols_by_path):
             if line.strip() and not line.startswith("#"):
                 pid = None
             continue
-        ip = int(addr.group(1), 16)
-        sym, dso = "[unknown]", "[unknown]"
-        for start, end, offset, path in maps_by_pid.get(pid, []):
-            if start <= ip < end:
-                dso = path
-                if path in symbols_by_path:
-                    sym = symbols_by_path[path].name_at_offset(ip - start + offset) or sym
-                break
-        out.append(f"\t{ip:x} {sym} ({dso})")
+        out.append(frame_line(int(addr.group(1), 16), maps_by_pid.get(pid, []),
+                              symbols_by_path))
     return "\n".join(out) + "\n"
+
+
+def frame_line(ip, maps, symbols_by_path):
+    """Return ip as a perf-script frame line: tab, IP, SYM, (DSO).
+
+    maps: parse_maps() of the process; symbols_by_path: {guest path:
+    Symbols} for the objects whose frames should get names.
+    """
+    sym, dso = "[unknown]", "[unknown]"
+    for start, end, offset, path in maps:
+        if start <= ip < end:
+            dso = path
+            if path in symbols_by_path:
+                sym = symbols_by_path[path].name_at_offset(ip - start + offset) or sym
+            break
+    return f"\t{ip:x} {sym} ({dso})"

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame v3 encoder for sframectl gen: frame rules in, section bytes out,
+ * always with the smallest FRE address type and data word size that fit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+/* A flex control word: bit 0 register based, bit 1 dereference, regnum. */
+static s64 flex_ctrl(const struct gen_loc *loc)
+{
+	s64 ctrl = (s64)loc->reg << 3 | 0x1;
+
+	if (loc->kind == GEN_LOC_AT_REG)
+		ctrl |= 0x2;
+	return ctrl;
+}
+
+/*
+ * A register-based flex pair for an RA or FP that is not in a register:
+ * a CFA slot, rewritten relative to the CFA's own register, since a
+ * control word of zero would read as padding.  Not possible when the CFA
+ * itself is dereferenced.
+ */
+static bool flex_slot(const struct gen_rule *rule, const struct gen_loc *loc,
+		      s64 *ctrl, s64 *off)
+{
+	struct gen_loc at = *loc;
+
+	if (loc->kind == GEN_LOC_AT_CFA) {
+		if (rule->cfa.kind != GEN_LOC_REG)
+			return false;
+		at.kind = GEN_LOC_AT_REG;
+		at.reg = rule->cfa.reg;
+		at.off = rule->cfa.off + loc->off;
+	} else if (loc->kind != GEN_LOC_REG && loc->kind != GEN_LOC_AT_REG) {
+		return false;
+	}
+	*ctrl = flex_ctrl(&at);
+	*off = at.off;
+	return true;
+}
+
+bool gen_rule_words(const struct gen_rule *rule, u8 fde_type, s64 *words,
+		    bool *is_ctrl, unsigned int *nwords)
+{
+	bool ra_fixed = rule->ra.kind == GEN_LOC_AT_CFA &&
+			rule->ra.off == GEN_AMD64_FIXED_RA;
+	unsigned int n = 0;
+
+	memset(is_ctrl, 0, SFRAME_FLEX_MAX_WORDS * sizeof(*is_ctrl));
+	if (rule->ra.kind == GEN_LOC_UNDEFINED) {
+		*nwords = 0;
+		return true;
+	}
+	if (fde_type == SFRAME_FDE_TYPE_DEFAULT) {
+		if (rule->cfa.kind != GEN_LOC_REG ||
+		    (rule->cfa.reg != GEN_REG_RSP &&
+		     rule->cfa.reg != GEN_REG_RBP) || !ra_fixed)
+			return false;
+		words[n++] = rule->cfa.off;
+		if (rule->fp.kind == GEN_LOC_AT_CFA)
+			words[n++] = rule->fp.off;
+		else if (rule->fp.kind != GEN_LOC_SAME)
+			return false;
+		*nwords = n;
+		return true;
+	}
+
+	is_ctrl[n] = true;
+	words[n++] = flex_ctrl(&rule->cfa);
+	words[n++] = rule->cfa.off;
+	if (!ra_fixed) {
+		is_ctrl[n] = true;
+		if (!flex_slot(rule, &rule->ra, &words[n], &words[n + 1]))
+			return false;
+		n += 2;
+	}
+	if (rule->fp.kind != GEN_LOC_SAME) {
+		if (ra_fixed) {
+			is_ctrl[n] = true;
+			words[n++] = 0;		/* RA padding: the fixed slot */
+		}
+		is_ctrl[n] = true;
+		if (!flex_slot(rule, &rule->fp, &words[n], &words[n + 1]))
+			return false;
+		n += 2;
+	}
+	*nwords = n;
+	return true;
+}
+
+/* Smallest word size code whose range holds every word. */
+static unsigned int word_size_code(const s64 *words, const bool *is_ctrl,
+				   unsigned int n)
+{
+	unsigned int code = SFRAME_WORD_1B, i;
+
+	for (i = 0; i < n; i++) {
+		s64 w = words[i];
+		unsigned int need;
+
+		if (is_ctrl[i])
+			need = w <= 0xff ? SFRAME_WORD_1B :
+			       w <= 0xffff ? SFRAME_WORD_2B : SFRAME_WORD_4B;
+		else
+			need = w >= -128 && w <= 127 ? SFRAME_WORD_1B :
+			       w >= -32768 && w <= 32767 ? SFRAME_WORD_2B :
+			       SFRAME_WORD_4B;
+		if (need > code)
+			code = need;
+	}
+	return code;
+}
+
+static void put_le(u8 *p, u64 v, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (u8)(v >> (8 * i));
+}
+
+/* Smallest FRE address type for an FDE whose FREs start below @limit. */
+static u8 fre_addr_type(u32 limit)
+{
+	if (limit <= 0x100)
+		return SFRAME_FRE_TYPE_ADDR1;
+	if (limit <= 0x10000)
+		return SFRAME_FRE_TYPE_ADDR2;
+	return SFRAME_FRE_TYPE_ADDR4;
+}
+
+/* Encode one FRE at @p (or only measure it when @p is NULL). */
+static size_t encode_fre(u8 *p, const struct gen_fde *fde,
+			 const struct gen_fre *fre, u8 fre_type)
+{
+	s64 words[SFRAME_FLEX_MAX_WORDS];
+	bool is_ctrl[SFRAME_FLEX_MAX_WORDS];
+	unsigned int n, code, i, addr = 1U << fre_type, wb;
+	u8 info;
+
+	if (!gen_rule_words(&fre->rule, fde->fde_type, words, is_ctrl, &n))
+		n = 0;		/* callers only pass expressible rules */
+	code = word_size_code(words, is_ctrl, n);
+	wb = 1U << code;
+	if (!p)
+		return addr + 1 + n * wb;
+	info = (u8)(n << 1 | code << 5);
+	if (fre->rule.cfa.reg == GEN_REG_RSP)
+		info |= SFRAME_BASE_REG_SP;
+	put_le(p, fre->start, addr);
+	p[addr] = info;
+	for (i = 0; i < n; i++)
+		put_le(p + addr + 1 + i * wb, (u64)words[i], wb);
+	return addr + 1 + n * wb;
+}
+
+u8 *gen_encode(const struct gen_fde *fdes, u32 nfdes,
+	       const struct gen_fre *fres, u64 vaddr, size_t *size)
+{
+	size_t fre_len = 0, fde_bytes = (size_t)nfdes * SFRAME_V3_FDE_SIZE;
+	u32 i, j, num_fres = 0;
+	u8 *buf, *fre_base;
+	size_t pos;
+
+	for (i = 0; i < nfdes; i++) {
+		const struct gen_fde *fde = &fdes[i];
+		u32 limit = fde->pc_type == SFRAME_PC_TYPE_MASK ?
+			    fde->rep_size : fde->size;
+		u8 type = fre_addr_type(limit);
+
+		fre_len += SFRAME_V3_ATTR_SIZE;
+		for (j = 0; j < fde->num; j++)
+			fre_len += encode_fre(NULL, fde, &fres[fde->first + j],
+					      type);
+		num_fres += fde->num;
+	}
+	*size = SFRAME_HDR_SIZE + fde_bytes + fre_len;
+	buf = calloc(1, *size);
+	if (!buf)
+		return NULL;
+
+	put_le(buf + SFRAME_HDR_MAGIC, SFRAME_MAGIC, 2);
+	buf[SFRAME_HDR_VERSION] = SFRAME_VERSION_3;
+	buf[SFRAME_HDR_FLAGS] = SFRAME_F_FDE_SORTED |
+				SFRAME_F_FDE_FUNC_START_PCREL;
+	buf[SFRAME_HDR_ABI] = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	buf[SFRAME_HDR_FIXED_RA] = (u8)GEN_AMD64_FIXED_RA;
+	put_le(buf + SFRAME_HDR_NUM_FDES, nfdes, 4);
+	put_le(buf + SFRAME_HDR_NUM_FRES, num_fres, 4);
+	put_le(buf + SFRAME_HDR_FRE_LEN, fre_len, 4);
+	put_le(buf + SFRAME_HDR_FDEOFF, 0, 4);
+	put_le(buf + SFRAME_HDR_FREOFF, fde_bytes, 4);
+
+	fre_base = buf + SFRAME_HDR_SIZE + fde_bytes;
+	pos = 0;
+	for (i = 0; i < nfdes; i++) {
+		const struct gen_fde *fde = &fdes[i];
+		u32 limit = fde->pc_type == SFRAME_PC_TYPE_MASK ?
+			    fde->rep_size : fde->size;
+		u8 type = fre_addr_type(limit);
+		size_t field = SFRAME_HDR_SIZE + (size_t)i * SFRAME_V3_FDE_SIZE;
+		u8 *attr = fre_base + pos;
+
+		/* PCREL: the start counts from the start field itself. */
+		put_le(buf + field + SFRAME_V3_FDE_START,
+		       fde->start - (vaddr + field), 8);
+		put_le(buf + field + SFRAME_V3_FDE_FUNC_SIZE, fde->size, 4);
+		put_le(buf + field + SFRAME_V3_FDE_FRE_OFF, pos, 4);
+		put_le(attr + SFRAME_V3_ATTR_NUM_FRES, fde->num, 2);
+		attr[SFRAME_V3_ATTR_INFO] = (u8)(type | fde->pc_type << 4 |
+						 (fde->signal ? 0x80 : 0));
+		attr[SFRAME_V3_ATTR_INFO2] = fde->fde_type;
+		attr[SFRAME_V3_ATTR_REP_SIZE] = fde->rep_size;
+		pos += SFRAME_V3_ATTR_SIZE;
+		for (j = 0; j < fde->num; j++)
+			pos += encode_fre(fre_base + pos, fde,
+					  &fres[fde->first + j], type);
+	}
+	return buf;
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl load, unload and status: hand sidecar sections to the
+ * sframe_unwind module through /dev/sframe_unwind (include/sframe/ioctl.h)
+ * and list them.  Everything the kernel checks is checked here first, so
+ * a bad sidecar gets a message naming the file and the reason, not just
+ * an errno; the kernel checks again, trusting nothing.
+ */
+#define _GNU_SOURCE		/* nftw() */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include <sframe/ioctl.h>
+#include "sframectl.h"
+
+#define EXIT_INVALID	1
+#define EXIT_USAGE	2
+
+/* A section to load: from a sidecar file, or generated in memory. */
+struct sidecar {
+	struct sframe_input in;		/* sidecar file, when there is one */
+	u8 *gen;			/* generated section, owned */
+	const u8 *data;
+	size_t size;
+	u64 vaddr;
+	struct sframe_section sec;
+};
+
+static void sidecar_free(struct sidecar *sc)
+{
+	sframe_input_free(&sc->in);
+	free(sc->gen);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int open_device(void)
+{
+	int fd = open(SFRAME_DEVICE, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+		fprintf(stderr, "sframectl: %s: not present (is sframe_unwind loaded?)\n",
+			SFRAME_DEVICE);
+	else if (errno == EPERM || errno == EACCES)
+		fprintf(stderr, "sframectl: %s: %s: sidecars need CAP_SYS_ADMIN\n",
+			SFRAME_DEVICE, strerror(errno));
+	else
+		fprintf(stderr, "sframectl: %s: %s\n", SFRAME_DEVICE,
+			strerror(errno));
+	return -1;
+}
+
+/* The section for @elf: @path's .sframe, or generated from @elf. */
+static int sidecar_get(struct sidecar *sc, const char *elf, const char *path)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	enum sframe_load_status st;
+	size_t size;
+	u64 vaddr;
+	int ret;
+
+	memset(sc, 0, sizeof(*sc));
+	if (!path) {
+		ret = sframe_gen_memory(elf, &sc->gen, &size, &vaddr, msg,
+					sizeof(msg));
+		if (ret) {
+			fprintf(stderr, "sframectl: %s: cannot generate SFrame: %s\n",
+				elf, msg);
+			return ret;
+		}
+		sc->data = sc->gen;
+		sc->size = size;
+		sc->vaddr = vaddr;
+		return 0;
+	}
+	st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
+	if (st != SFRAME_LOAD_OK) {
+		fprintf(stderr, "sframectl: %s: %s\n", path, msg);
+		sframe_input_free(&sc->in);
+		return st == SFRAME_LOAD_IO ? EXIT_USAGE : EXIT_INVALID;
+	}
+	sc->data = sc->in.bytes;
+	sc->size = sc->in.size;
+	sc->vaddr = sc->in.vaddr;
+	return 0;
+}
+
+static void print_id(const unsigned char *id, size_t len)
+{
+	while (len--)
+		fprintf(stderr, "%02x", *id++);
+}
+
+/* A sidecar made by gen records its file's build ID: is it @obj's? */
+static int sidecar_same_build(struct sidecar *sc, const char *elf,
+			      const char *name, const struct sframe_input *obj)
+{
+	const unsigned char *want, *have;
+	size_t want_len, have_len;
+
+	if (!sc->in.file ||
+	    !sframe_elf_build_id(sc->in.file, sc->in.file_size, &want,
+				 &want_len))
+		return 0;		/* not recorded: nothing to compare */
+	if (sframe_elf_build_id(obj->file, obj->file_size, &have, &have_len) &&
+	    have_len == want_len && !memcmp(have, want, have_len))
+		return 0;
+	fprintf(stderr, "sframectl: %s is not for %s: made for build ID ",
+		name, elf);
+	print_id(want, want_len);
+	if (have_len) {
+		fprintf(stderr, ", the file has ");
+		print_id(have, have_len);
+	} else {
+		fprintf(stderr, ", the file has none");
+	}
+	fputc('\n', stderr);
+	return EXIT_INVALID;
+}
+
+/* Would the kernel take @sc for the object @elf?  Say why not. */
+static int sidecar_check(struct sidecar *sc, const char *elf,
+			 const char *name, const struct sframe_code *code)
+{
+	struct sframe_error err;
+	struct sframe_fde fde;
+	unsigned int j;
+	u32 i;
+
+	if (sc->size > UINT32_MAX ||
+	    sframe_validate(&sc->sec, sc->data, (u32)sc->size, sc->vaddr,
+			    SFRAME_REQUIRE_SORTED, &err)) {
+		fprintf(stderr, "sframectl: %s: invalid: %s at offset 0x%x\n",
+			name, sc->size > UINT32_MAX ? "larger than 4 GiB" :
+			sframe_reason_str(err.reason), err.offset);
+		return EXIT_INVALID;
+	}
+	if (sc->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE) {
+		fprintf(stderr, "sframectl: %s: not x86-64 SFrame\n", name);
+		return EXIT_INVALID;
+	}
+	for (i = 0; i < sc->sec.num_fdes; i++) {
+		if (sframe_get_fde(&sc->sec, i, &fde))
+			return EXIT_INVALID;
+		for (j = 0; j < code->nr; j++) {
+			if (fde.start >= code->seg[j].vaddr &&
+			    fde.start - code->seg[j].vaddr + fde.size <=
+			    code->seg[j].size)
+				break;
+		}
+		if (j == code->nr) {
+			fprintf(stderr, "sframectl: %s is not for %s: function at 0x%llx (%u bytes) lies outside its code\n",
+				name, elf, (unsigned long long)fde.start,
+				fde.size);
+			return EXIT_INVALID;
+		}
+	}
+	return 0;
+}
+
+struct load_totals {
+	unsigned int loaded, own_sframe, failed, rejected, not_elf;
+	unsigned long long fdes, bytes;
+};
+
+/* Load a sidecar for @elf: from @path, or generated.  Exit status. */
+static int load_one(int dev, const char *elf, const char *path, bool quiet,
+		    bool force, struct load_totals *t)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_sidecar_load arg;
+	struct sframe_input obj;
+	struct sframe_code code;
+	struct sidecar sc;
+	int fd, ret;
+
+	if (sframe_input_load(&obj, elf, true, msg, sizeof(msg)) !=
+	    SFRAME_LOAD_OK) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		return EXIT_USAGE;
+	}
+	ret = sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			      sizeof(msg)) ? EXIT_INVALID : 0;
+	if (ret) {
+		if (!quiet)
+			fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		t->not_elf++;
+		sframe_input_free(&obj);
+		return ret;
+	}
+	ret = sidecar_get(&sc, elf, path);
+	if (ret) {
+		t->failed++;
+		sframe_input_free(&obj);
+		return ret;
+	}
+	ret = sidecar_same_build(&sc, elf, path ? path : elf, &obj);
+	sframe_input_free(&obj);
+	if (!ret)
+		ret = sidecar_check(&sc, elf, path ? path : elf, &code);
+	if (ret && force) {
+		fprintf(stderr, "sframectl: --force: passing it to the module anyway\n");
+		ret = 0;
+	}
+	if (ret) {
+		t->rejected++;
+		goto out;
+	}
+	fd = open(elf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, strerror(errno));
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	arg = (struct sframe_sidecar_load){
+		.fd = fd, .vaddr = sc.vaddr,
+		.data = (uintptr_t)sc.data, .size = sc.size,
+	};
+	if (ioctl(dev, SFRAME_IOC_LOAD, &arg)) {
+		fprintf(stderr, "sframectl: %s: the module refused the sidecar: %s (see the kernel log)\n",
+			elf, strerror(errno));
+		ret = errno == EINVAL ? EXIT_INVALID : EXIT_USAGE;
+		t->rejected++;
+	} else {
+		t->loaded++;
+		t->fdes += sc.sec.num_fdes;
+		t->bytes += sc.size;
+		if (!quiet)
+			printf("%s: loaded (v%u, %u FDEs, %zu bytes)\n", elf,
+			       sc.sec.version, sc.sec.num_fdes, sc.size);
+	}
+	close(fd);
+out:
+	sidecar_free(&sc);
+	return ret;
+}
+
+/* ---- load --system ---- */
+
+static const char * const system_dirs[] = {
+	"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/libexec",
+	"/usr/local/bin", "/usr/local/lib", "/bin", "/sbin", "/lib", "/lib64",
+};
+
+struct candidates {
+	char **path;
+	struct { dev_t dev; ino_t ino; } *id;
+	size_t nr, cap;
+};
+
+static struct candidates cands;
+
+/* Executable or shared x86-64 ELF, by its first bytes. */
+static bool looks_elf(const char *path)
+{
+	unsigned char h[20];
+	bool ok;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return false;
+	ok = pread(fd, h, sizeof(h), 0) == sizeof(h) &&
+	     !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1 &&
+	     (h[16] == 2 || h[16] == 3) && h[17] == 0 && h[18] == 62 &&
+	     h[19] == 0;
+	close(fd);
+	return ok;
+}
+
+static int collect(const char *path, const struct stat *st, int type,
+		   struct FTW *ftw)
+{
+	size_t i;
+
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 64)
+		return 0;
+	for (i = 0; i < cands.nr; i++)
+		if (cands.id[i].dev == st->st_dev &&
+		    cands.id[i].ino == st->st_ino)
+			return 0;
+	if (!looks_elf(path))
+		return 0;
+	if (cands.nr == cands.cap) {
+		size_t cap = cands.cap ? 2 * cands.cap : 256;
+		void *p = realloc(cands.path, cap * sizeof(*cands.path));
+
+		if (!p)
+			return -1;
+		cands.path = p;
+		p = realloc(cands.id, cap * sizeof(*cands.id));
+		if (!p)
+			return -1;
+		cands.id = p;
+		cands.cap = cap;
+	}
+	cands.path[cands.nr] = strdup(path);
+	if (!cands.path[cands.nr])
+		return -1;
+	cands.id[cands.nr].dev = st->st_dev;
+	cands.id[cands.nr].ino = st->st_ino;
+	cands.nr++;
+	return 0;
+}
+
+static void progress(size_t done, size_t total, const char *path)
+{
+	const int width = 40;
+	int fill = total ? (int)(done * width / total) : width;
+	const char *base = strrchr(path, '/');
+
+	fprintf(stderr, "\r[%-*.*s%*s] %zu/%zu %-30.30s", fill, fill,
+		"========================================", width - fill, "",
+		done, total, base ? base + 1 : path);
+}
+
+static int load_system(int dev, int ndirs, char **dirs)
+{
+	struct load_totals t = { 0 };
+	bool tty = isatty(STDERR_FILENO);
+	struct timespec a, b;
+	struct sframe_code code;
+	char msg[SFRAME_MSG_MAX];
+	size_t i;
+	int k;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (k = 0; k < (ndirs ? ndirs : (int)(sizeof(system_dirs) /
+					       sizeof(system_dirs[0]))); k++) {
+		if (nftw(ndirs ? dirs[k] : system_dirs[k], collect, 16,
+			 FTW_PHYS) < 0 && errno == ENOMEM) {
+			fprintf(stderr, "sframectl: out of memory\n");
+			return EXIT_USAGE;
+		}
+	}
+	for (i = 0; i < cands.nr; i++) {
+		struct sframe_input obj;
+
+		if (tty)
+			progress(i, cands.nr, cands.path[i]);
+		if (sframe_input_load(&obj, cands.path[i], true, msg,
+				      sizeof(msg)) == SFRAME_LOAD_OK) {
+			bool own = !sframe_elf_code(obj.file, obj.file_size,
+						    &code, msg, sizeof(msg)) &&
+				   code.has_sframe;
+
+			sframe_input_free(&obj);
+			if (own) {
+				t.own_sframe++;
+				continue;
+			}
+		}
+		load_one(dev, cands.path[i], NULL, true, false, &t);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (tty) {
+		progress(cands.nr, cands.nr, "");
+		fputc('\n', stderr);
+	}
+	printf("%zu ELF objects: %u sidecars loaded (%llu FDEs, %llu bytes), %u have their own SFrame, %u without usable .eh_frame, %u rejected, %u not loadable; %.1f s\n",
+	       cands.nr, t.loaded, t.fdes, t.bytes, t.own_sframe, t.failed,
+	       t.rejected, t.not_elf,
+	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	for (i = 0; i < cands.nr; i++)
+		free(cands.path[i]);
+	free(cands.path);
+	free(cands.id);
+	return t.loaded ? 0 : EXIT_INVALID;
+}
+
+int sframe_load_command(int argc, char **argv)
+{
+	struct load_totals t = { 0 };
+	bool force = false;
+	int dev, ret;
+
+	if (argc >= 2 && !strcmp(argv[1], "--force")) {
+		force = true;		/* test the kernel's own checks */
+		argc--;
+		argv++;
+	}
+	if (argc >= 2 && !force && !strcmp(argv[1], "--system")) {
+		dev = open_device();
+		if (dev < 0)
+			return EXIT_USAGE;
+		ret = load_system(dev, argc - 2, argv + 2);
+		close(dev);
+		return ret;
+	}
+	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: sframectl load [--force] ELF [SIDECAR]\n"
+				"       sframectl load --system [DIR...]\n");
+		return EXIT_USAGE;
+	}
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	ret = load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, false, force,
+		       &t);
+	close(dev);
+	return ret;
+}
+
+int sframe_unload_command(int argc, char **argv)
+{
+	struct sframe_sidecar_unload arg = { 0 };
+	int dev, ret = 0;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: sframectl unload ELF\n");
+		return EXIT_USAGE;
+	}
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	arg.fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	if (arg.fd < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", argv[1], strerror(errno));
+		close(dev);
+		return EXIT_USAGE;
+	}
+	if (ioctl(dev, SFRAME_IOC_UNLOAD, &arg)) {
+		if (errno == ENOENT)
+			fprintf(stderr, "sframectl: %s: no sidecar loaded\n",
+				argv[1]);
+		else
+			fprintf(stderr, "sframectl: %s: %s\n", argv[1],
+				strerror(errno));
+		ret = errno == ENOENT ? EXIT_INVALID : EXIT_USAGE;
+	} else {
+		printf("%s: unloaded\n", argv[1]);
+	}
+	close(arg.fd);
+	close(dev);
+	return ret;
+}
+
+int sframe_status_command(int argc, char **argv)
+{
+	char buf[4096];
+	ssize_t n;
+	int dev;
+
+	if (argc != 1 || !argv[0]) {
+		fprintf(stderr, "usage: sframectl status\n");
+		return EXIT_USAGE;
+	}
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	while ((n = read(dev, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(dev);
+	if (n < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", SFRAME_DEVICE,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sframectl gen: its SFrame sections agree with the assembler's own on the
+# fixtures, `check` accepts them for every fixture and this machine's
+# big libraries, and bad input gets a reason, never a crash.
+#
+# usage: gen_test.sh SFRAMECTL FIXTURES_DIR
+#
+# SFRAMECTL may be an ASan/UBSan build; any sanitizer report fails a test.
+
+set -u
+SFRAMECTL=$1
+FX=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+MIN_AGREEMENT=99
+. "$(dirname "$0")/tap.sh"
+
+# gen_fails STATUS TEXT NAME ARGS...: gen ARGS must exit STATUS saying TEXT.
+gen_fails() {
+	want=$1 text=$2 name=$3
+	shift 3
+	"$SFRAMECTL" gen "$@" -o "$TMP/out" 2>"$TMP/err"
+	st=$?
+	[ $st = "$want" ] && grep -q -- "$text" "$TMP/err"
+	ok $? "$name (exit $st)"
+}
+
+# Instruction addresses objdump sees in FILE, leaving out two places where
+# the toolchain's .sframe is known to disagree with its own .eh_frame:
+# ld's .plt.got FDE (CFA sp+16, where the code and .eh_frame say sp+8),
+# and, before binutils 2.47, hand.s's outermost function (.cfi_undefined
+# rip was not encoded, so .sframe says sp+8 where CFI says RA undefined).
+insn_addrs() {
+	objdump -d -w --no-show-raw-insn "$1" | awk -v old="$2" '
+		/^Disassembly of section / { sec = $4; next }
+		/^[0-9a-f]+ <.*>:$/ { fn = $2; next }
+		sec == ".plt.got:" { next }
+		old && fn == "<outermost>:" { next }
+		/^ *[0-9a-f]+:\t/ { sub(":", "", $1); print $1 }'
+}
+
+# 1. Agreement with the toolchain's .sframe, per object.  Relocatable
+# objects are compared only for v3 (PC-relative starts): v1/v2 .o start
+# fields are relocated in a way sframectl's reader does not place.
+agree_files=$(ls "$FX"/sframe/*-*/prog "$FX"/sframe/*-*/prog-static \
+	"$FX"/sframe/sid-2.47.50/*.o "$FX"/workloads/v*/*)
+for f in $agree_files; do
+	old=0
+	case $f in *bookworm-2.40/* | *trixie-2.44/*) old=1 ;; esac
+	insn_addrs "$f" "$old" >"$TMP/at"
+	"$SFRAMECTL" gen --compare --at "$TMP/at" "$f" >"$TMP/cmp" 2>"$TMP/err"
+	st=$?
+	"$SFRAMECTL" gen --compare "$f" >"$TMP/bytes" 2>>"$TMP/err"
+	pct=$(sed -n 's/.*: agreement \([0-9.]*\)%.*/\1/p' "$TMP/cmp")
+	raw=$(sed -n 's/.*: agreement \([0-9.]*\)%.*/\1/p' "$TMP/bytes")
+	sed -n 's/^  differ/# differ/p' "$TMP/bytes"
+	echo "# ${f#"$FX"/}: $pct% of instructions, $raw% of bytes (all)"
+	[ $st = 0 ] && [ ! -s "$TMP/err" ] && [ -n "$pct" ] &&
+		awk -v p="$pct" -v m=$MIN_AGREEMENT 'BEGIN { exit !(p >= m) }'
+	ok $? "gen agrees with ${f#"$FX"/}'s .sframe at >= $MIN_AGREEMENT% of instructions ($pct%)"
+done
+
+# The DRAP function comes out as binutils 2.47 encodes it: one flex FDE.
+"$SFRAMECTL" gen "$FX/sframe/sid-2.47.50/prog" -o "$TMP/prog.sframe.o"
+"$SFRAMECTL" dump "$TMP/prog.sframe.o" >"$TMP/dump"
+"$SFRAMECTL" dump "$FX/sframe/sid-2.47.50/prog" >"$TMP/ref"
+drap() {
+	sed -n '/pc = 0x1310, size = 289 bytes, attr = "F"/,/^$/p' "$1" |
+		sed 's/func idx \[[0-9]*\]/func/'
+}
+[ -n "$(drap "$TMP/ref")" ] && diff <(drap "$TMP/ref") <(drap "$TMP/dump") >&2
+ok $? "gen sid-2.47.50/prog: DRAP function is the same flex FDE as ld's"
+grep -q 'pc = 0x1030, size = 48 bytes$' "$TMP/dump" &&
+	grep -A2 'pc = 0x1030, size = 48 bytes$' "$TMP/dump" | grep -q 'STARTPC\[m\]'
+ok $? "gen sid-2.47.50/prog: .plt entries become a PC-mask FDE"
+grep -q 'pc = 0x1465, size = 9 bytes, attr = "S"' "$TMP/dump"
+ok $? "gen sid-2.47.50/prog: the signal frame FDE has the signal flag"
+
+# 2. check accepts every output, and --raw gives the same section bytes.
+libs="/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2
+      /lib/x86_64-linux-gnu/libstdc++.so.6 /usr/bin/python3.11"
+all=$(ls "$FX"/sframe/*-*/prog "$FX"/sframe/*-*/prog-static \
+	"$FX"/sframe/*-*/*.o "$FX"/workloads/*/deep* "$FX"/workloads/*/*.so |
+	grep -v /src/)
+for f in $all $libs; do
+	if [ ! -e "$f" ]; then
+		ok 1 "gen $f: not on this machine (install-deps.sh installs it)"
+		continue
+	fi
+	"$SFRAMECTL" gen "$f" -o "$TMP/out" 2>"$TMP/err" &&
+		"$SFRAMECTL" check "$TMP/out" >/dev/null &&
+		"$SFRAMECTL" dump "$TMP/out" >/dev/null &&
+		"$SFRAMECTL" gen --raw "$f" -o "$TMP/raw" 2>>"$TMP/err" &&
+		"$SFRAMECTL" check --raw "$TMP/raw" >/dev/null && [ ! -s "$TMP/err" ]
+	ok $? "gen ${f#"$FX"/}: check accepts the output, ELF and --raw"
+done
+
+"$SFRAMECTL" gen /lib/x86_64-linux-gnu/libc.so.6 --stats -o "$TMP/libc" \
+	2>"$TMP/stats"
+grep -q "signal" "$TMP/stats" && grep -qE "covered [1-9][0-9]{3,}" "$TMP/stats"
+ok $? "gen --stats libc.so.6: thousands of functions covered, signal FDEs counted"
+sed 's/^/# /' "$TMP/stats"
+
+# 3. Bad input.  A CIE whose length points past the end of .eh_frame:
+damage() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import struct, subprocess, sys
+src, dst, how = sys.argv[1:]
+d = bytearray(open(src, "rb").read())
+out = subprocess.run(["readelf", "-SW", src], capture_output=True,
+                     text=True).stdout
+for line in out.splitlines():
+    f = line.replace("[ ", "[").split()
+    if len(f) > 5 and f[1] == ".eh_frame":
+        off = int(f[4], 16)
+        size = int(f[5], 16)
+if how == "length":
+    d[off:off + 4] = struct.pack("<I", 0x7ffffff0)
+else:
+    # The first FDE's instructions: an undefined CFA opcode.
+    cie_len = struct.unpack("<I", d[off:off + 4])[0]
+    fde = off + 4 + cie_len
+    fde_len = struct.unpack("<I", d[fde:fde + 4])[0]
+    # length, CIE pointer, pc begin, pc range, augmentation length
+    ins = fde + 4 + 4 + 4 + 4 + 1
+    d[ins:fde + 4 + fde_len] = b"\x3f" * (fde + 4 + fde_len - ins)
+open(dst, "wb").write(d)
+PY
+}
+base=$FX/sframe/sid-2.47.50/prog
+damage "$base" "$TMP/badlen" length
+"$SFRAMECTL" gen "$TMP/badlen" -o "$TMP/out" 2>"$TMP/err"
+st=$?
+cat "$TMP/err" | sed 's/^/# /'
+[ $st = 1 ] && grep -q "badlen: malformed .eh_frame entry at offset 0x0" "$TMP/err"
+ok $? "gen: CIE length past the end: file and reason, exit 1 (exit $st)"
+
+damage "$base" "$TMP/badop" opcode
+"$SFRAMECTL" gen "$TMP/badop" --stats -o "$TMP/out" 2>"$TMP/err"
+st=$?
+cat "$TMP/err" | sed 's/^/# /'
+[ $st = 0 ] && grep -q "skipped, damaged CFI: 1 functions" "$TMP/err" &&
+	"$SFRAMECTL" check "$TMP/out" >/dev/null
+ok $? "gen: an invalid CFA opcode skips that function and counts it (exit $st)"
+
+gen_fails 1 "prog.sframe.bin: not an ELF file" \
+	"gen on a non-ELF file: reason, exit 1" \
+	"$FX/sframe/sid-2.47.50/prog.sframe.bin"
+
+gen_fails 1 "prog.sframe.o: no .eh_frame section" \
+	"gen on an ELF file without .eh_frame: reason, exit 1" \
+	"$TMP/prog.sframe.o"
+
+python3 - "$base" "$TMP/noshdr" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[0x28:0x30] = bytes(8)
+d[0x3c:0x40] = bytes(4)
+open(sys.argv[2], "wb").write(d)
+PY
+gen_fails 1 "noshdr: no section headers" \
+	"gen on a stripped object: reason, exit 1" "$TMP/noshdr"
+
+gen_fails 2 "does-not-exist: No such file" "gen on a missing file: exit 2" \
+	"$TMP/does-not-exist"
+
+"$SFRAMECTL" gen >/dev/null 2>&1
+ok $(($? != 2)) "gen without a file: usage, exit 2"
+
+tap_done

@@ -1,0 +1,96 @@
+#!/bin/sh
+# sframe-sidecar: the fixtures' nosframe build (no SFrame, no frame
+# pointers anywhere) with sidecars: generated here by `sframectl load` for
+# the program, libc and ld.so, made on the host by `sframectl gen` for
+# libdeepso.so.  Every pattern, qsort and signal included, must unwind to
+# main.  Then bad input, each refused with its reason and nothing else
+# affected, and unload.
+# needs: module
+# kernels: all
+# timeout: 1200
+. /vmtest/lib.sh
+load_module sframe_unwind
+SF=/workloads/project/sframectl
+SC=/workloads/project/sidecars
+W=/workloads/nosframe/deep
+SO=/workloads/nosframe/libdeepso.so
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+
+# must CMD...: run CMD, which must succeed.
+must()
+{
+	"$@" > /tmp/out 2>&1 || result fail "$*: exit $?"
+	cat /tmp/out
+}
+
+# refused CODE TEXT CMD...: CMD must exit CODE, saying TEXT.
+refused()
+{
+	code=$1
+	text=$2
+	shift 2
+	"$@" > /tmp/out 2>&1
+	rc=$?
+	cat /tmp/out
+	if [ "$rc" = "$code" ] && grep -q -- "$text" /tmp/out; then
+		result ok "refused ($text): $*"
+	else
+		result fail "$*: exit $rc, want $code and \"$text\""
+	fi
+}
+
+# record_as NAME PATTERN: record_pattern, sent as NAME.expect/NAME.perf.
+record_as()
+{
+	perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/$1.data \
+		-- $W "$2" "$PATTERN_SECONDS" > /tmp/$1.expect 2> /tmp/$1.err ||
+		result fail "perf record $W $2 failed"
+	perf script -i /tmp/$1.data --no-inline -F comm,tid,ip,sym,dso \
+		> /tmp/$1.perf 2> /tmp/$1.err
+	artefact "$1.expect" /tmp/$1.expect
+	artefact "$1.perf" /tmp/$1.perf
+}
+
+must $SF load $W
+must $SF load $SO $SC/libdeepso.so.sframe
+must $SF load $LIBC
+must $SF load /lib64/ld-linux-x86-64.so.2
+$SF status > /tmp/status.txt
+cat /tmp/status.txt
+artefact status.txt /tmp/status.txt
+record_patterns $W
+
+# Bad input.  sframectl's own checks first, then the kernel's (--force).
+before=$(stat_value sidecars_rejected)
+refused 1 "is not for $W" $SF load $W $SC/libdeepso.so.sframe
+must $SF gen -o /tmp/libc.sframe $LIBC
+refused 1 "the module refused the sidecar: Invalid argument" \
+	$SF load --force $W /tmp/libc.sframe
+refused 1 "invalid:" $SF load $SO $SC/truncated.sframe
+refused 1 "the module refused the sidecar" \
+	$SF load --force $SO $SC/truncated.sframe
+refused 2 "sidecars need CAP_SYS_ADMIN" \
+	/workloads/project/runas 65534 $SF load $W
+refused 1 "no sidecar loaded" $SF unload /workloads/project/sframe/deep
+after=$(stat_value sidecars_rejected)
+if [ "$after" = $((before + 2)) ]; then
+	result ok "stats: sidecars_rejected went from $before to $after"
+else
+	result fail "stats: sidecars_rejected $before -> $after, want +2"
+fi
+if dmesg | grep -q "sframe_unwind: $W: sidecar rejected: FDE 0 is outside the file's code" &&
+   dmesg | grep -q "sframe_unwind: $SO: invalid sidecar: "; then
+	result ok "both kernel rejections logged with file and reason"
+else
+	dmesg | grep sframe_unwind
+	result fail "kernel rejections not logged as expected"
+fi
+
+# Nothing was lost: the chain still unwinds; then without the program's
+# sidecar it no longer does.
+record_as after-bad chain
+must $SF unload $W
+must $SF status
+record_as unloaded chain
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

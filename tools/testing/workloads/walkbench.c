@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * walkbench: drive sframe_unwind's debugfs "bench" from a known stack.
+ * Built with frame pointers *and* SFrame, so both walkers can walk it.
+ * It descends DEPTH frames of descend(), then writes "WALKS DEPTH" to the
+ * bench file with a raw syscall (so the interrupted frame is descend(),
+ * not libc's write(), which has neither), and prints what it reads back.
+ *
+ * usage: walkbench WALKS DEPTH [BENCH_FILE]
+ * build: -O2 -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer
+ *        -Wa,--gsframe
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define BENCH_FILE	"/sys/kernel/debug/sframe_unwind/bench"
+
+static long raw_write(int fd, const void *buf, unsigned long len)
+{
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a" (ret)
+		     : "0" ((long)SYS_write), "D" ((long)fd), "S" (buf),
+		       "d" (len)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/*
+ * One real frame per level: built with -fno-inline and
+ * -fno-optimize-sibling-calls.
+ */
+static long descend(int level, int fd, const char *cmd)
+{
+	long ret;
+
+	if (!level)
+		return raw_write(fd, cmd, strlen(cmd));
+	ret = descend(level - 1, fd, cmd);
+	asm volatile("" : "+r" (ret));
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 3 ? argv[3] : BENCH_FILE;
+	char cmd[64], result[512];
+	int fd, depth;
+	ssize_t n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: walkbench WALKS DEPTH [BENCH_FILE]\n");
+		return 2;
+	}
+	depth = atoi(argv[2]);
+	snprintf(cmd, sizeof(cmd), "%s %s", argv[1], argv[2]);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	/* depth frames of descend() above the interrupted one */
+	if (descend(depth, fd, cmd) < 0) {
+		fprintf(stderr, "walkbench: %s: write \"%s\" failed\n", path, cmd);
+		return 1;
+	}
+	n = pread(fd, result, sizeof(result) - 1, 0);
+	if (n <= 0) {
+		perror(path);
+		return 1;
+	}
+	result[n] = 0;
+	fputs(result, stdout);
+	close(fd);
+	return 0;
+}
