@@ -187,4 +187,14 @@ int sframe_fde_find_fre(const struct sframe_section *sec,
 int sframe_find(const struct sframe_section *sec, u64 pc,
 		struct sframe_rule *rule);
 
+/* An address range [start, start + size), e.g. an executable segment. */
+struct sframe_span {
+	u64 start;
+	u64 size;
+};
+
+int sframe_fdes_within(const struct sframe_section *sec,
+		       const struct sframe_span *spans, unsigned int nr,
+		       u32 *bad);
+
 #endif /* _SFRAME_SFRAME_H */

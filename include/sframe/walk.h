@@ -53,6 +53,13 @@ struct sframe_walk {
 	void *ctx;
 };
 
+#ifdef __KERNEL__
+/* The module's callbacks (unwind.c), which the walk calls directly. */
+int sframe_user_read(void *ctx, u64 addr, u64 *val);
+const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
+						bool *fp_ok);
+#endif
+
 void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
 		       const struct sframe_walk_ops *ops, void *ctx);
 bool sframe_walk_next(struct sframe_walk *w);

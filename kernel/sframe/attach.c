@@ -65,6 +65,10 @@ static struct sframe_hook sframe_perf_redirect =
 	SFRAME_REDIRECT("perf_callchain_user", sframe_perf_callchain_user);
 static struct sframe_hook sframe_stacktrace_redirect =
 	SFRAME_REDIRECT("arch_stack_walk_user", sframe_arch_stack_walk_user);
+#ifdef SFRAME_HOOK_UNWIND_USER
+static struct sframe_hook sframe_deferred_redirect =
+	SFRAME_REDIRECT("unwind_user", sframe_unwind_user);
+#endif
 
 static int sframe_hook_register(struct sframe_hook *h)
 {
@@ -97,7 +101,26 @@ static void sframe_hook_unregister(struct sframe_hook *h)
 	h->registered = false;
 }
 
-int sframe_attach(bool perf, bool stacktrace)
+/* The deferred walk, where the kernel has one; whether it was hooked. */
+static int sframe_attach_deferred(bool deferred)
+{
+#ifdef SFRAME_HOOK_UNWIND_USER
+	if (deferred)
+		return sframe_hook_register(&sframe_deferred_redirect);
+#endif
+	return 0;
+}
+
+bool sframe_deferred_hooked(void)
+{
+#ifdef SFRAME_HOOK_UNWIND_USER
+	return sframe_deferred_redirect.registered;
+#else
+	return false;
+#endif
+}
+
+int sframe_attach(bool perf, bool stacktrace, bool deferred)
 {
 	unsigned int i;
 	int ret = 0;
@@ -110,6 +133,8 @@ int sframe_attach(bool perf, bool stacktrace)
 		ret = sframe_hook_register(&sframe_perf_redirect);
 	if (!ret && stacktrace)
 		ret = sframe_hook_register(&sframe_stacktrace_redirect);
+	if (!ret)
+		ret = sframe_attach_deferred(deferred);
 	if (ret)
 		sframe_detach();
 	return ret;
@@ -117,16 +142,26 @@ int sframe_attach(bool perf, bool stacktrace)
 
 /*
  * Unhook everything, then wait until no walk that might still be in one
- * of our functions is running: all run with preemption or interrupts off,
- * inside rcu_read_lock(), so one RCU grace period covers them.
+ * of our functions is running.  Samples walk with interrupts off and
+ * every walk is inside rcu_read_lock(), so one RCU grace period covers
+ * them; but the deferred walk runs in preemptible task context, where a
+ * task may be preempted anywhere in sframe_unwind_user(), outside its
+ * read-side section.  RCU Tasks waits until every task has switched
+ * voluntarily or been in user space, which it cannot do in our code.
  */
 void sframe_detach(void)
 {
+	bool deferred = sframe_deferred_hooked();
 	unsigned int i;
 
+#ifdef SFRAME_HOOK_UNWIND_USER
+	sframe_hook_unregister(&sframe_deferred_redirect);
+#endif
 	sframe_hook_unregister(&sframe_stacktrace_redirect);
 	sframe_hook_unregister(&sframe_perf_redirect);
 	for (i = ARRAY_SIZE(sframe_observers); i-- > 0;)
 		sframe_hook_unregister(&sframe_observers[i]);
 	synchronize_rcu();
+	if (deferred)
+		synchronize_rcu_tasks();
 }

@@ -517,39 +517,49 @@ void sframe_cache_drop_mm(struct mm_struct *mm)
 }
 
 /*
- * The section covering @ip in @mm and its load bias.  Any context; the
- * caller holds rcu_read_lock() for as long as it uses the section.
+ * The section covering @ip in the walked mm and its load bias.  Any
+ * context; the caller holds rcu_read_lock() for the whole walk, which
+ * keeps the map the cursor remembers and its sections alive.  The mm's
+ * map is found on the first lookup of a walk, and a frame in the same
+ * object as the one before it (most are) needs no search.
  */
-const struct sframe_section *sframe_cache_lookup(struct mm_struct *mm,
+const struct sframe_section *sframe_cache_lookup(struct sframe_cursor *cur,
 						 u64 ip, u64 *bias,
 						 bool *fp_ok)
 {
-	const struct sframe_range *r;
+	const struct sframe_range *r = cur->last;
 	const struct sframe_map *map;
 	const struct sframe_sec *sec;
-	struct sframe_mm *m;
 	unsigned int lo, hi;
 
 	*fp_ok = true;
-	if (!READ_ONCE(sframe_enabled) || !mm)
-		return NULL;
-	m = sframe_mm_find(mm);
-	map = m ? rcu_dereference(m->map) : NULL;
-	if (!map)
-		return NULL;
-	lo = 0;
-	hi = map->nr;
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
+	if (!r || ip < r->start || ip >= r->end) {
+		if (!cur->map_found) {
+			struct sframe_mm *m = NULL;
 
-		if (map->r[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (READ_ONCE(sframe_enabled) && cur->mm)
+				m = sframe_mm_find(cur->mm);
+			cur->map = m ? rcu_dereference(m->map) : NULL;
+			cur->map_found = true;
+		}
+		map = cur->map;
+		if (!map)
+			return NULL;
+		lo = 0;
+		hi = map->nr;
+		while (lo < hi) {
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (map->r[mid].start <= ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || ip >= map->r[lo - 1].end)
+			return NULL;
+		r = &map->r[lo - 1];
+		cur->last = r;
 	}
-	if (!lo || ip >= map->r[lo - 1].end)
-		return NULL;
-	r = &map->r[lo - 1];
 	sec = sframe_file_sec(r->file);
 	if (!sec)
 		return NULL;
@@ -783,27 +793,14 @@ int sframe_cache_show_sidecars(struct seq_file *s)
 static bool sframe_sec_fits(const struct sframe_file *sf,
 			    const struct sframe_sec *s, u32 *bad)
 {
-	struct sframe_fde fde;
-	unsigned int j;
-	u32 i;
+	struct sframe_span code[SFRAME_MAX_LOADS];
+	unsigned int i;
 
-	for (i = 0; i < s->sec.num_fdes; i++) {
-		if (sframe_get_fde(&s->sec, i, &fde))
-			goto out;
-		for (j = 0; j < sf->nr_loads; j++) {
-			const struct sframe_load_seg *l = &sf->loads[j];
-
-			if (fde.start >= l->vaddr &&
-			    fde.start - l->vaddr + fde.size <= l->filesz)
-				break;
-		}
-		if (j == sf->nr_loads)
-			goto out;
-	}
-	return true;
-out:
-	*bad = i;
-	return false;
+	for (i = 0; i < sf->nr_loads; i++)
+		code[i] = (struct sframe_span){
+			.start = sf->loads[i].vaddr, .size = sf->loads[i].filesz,
+		};
+	return !sframe_fdes_within(&s->sec, code, sf->nr_loads, bad);
 }
 
 /*

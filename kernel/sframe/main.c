@@ -18,6 +18,10 @@ static bool stacktrace = true;
 module_param(stacktrace, bool, 0444);
 MODULE_PARM_DESC(stacktrace, "Replace arch_stack_walk_user() (ftrace userstacktrace)");
 
+static bool deferred = true;
+module_param(deferred, bool, 0444);
+MODULE_PARM_DESC(deferred, "Replace unwind_user() (deferred user stacks, kernels that have it)");
+
 module_param_named(enable, sframe_enabled, bool, 0644);
 MODULE_PARM_DESC(enable, "Use SFrame (0: frame pointers only, like the stock kernel)");
 
@@ -101,7 +105,7 @@ static int __init sframe_unwind_init(void)
 			    &sframe_files_fops);
 	sframe_bench_debugfs(sframe_debugfs);
 
-	ret = sframe_attach(perf, stacktrace);
+	ret = sframe_attach(perf, stacktrace, deferred);
 	if (!ret) {
 		ret = sframe_sidecar_init();
 		if (ret)
@@ -112,8 +116,8 @@ static int __init sframe_unwind_init(void)
 		sframe_cache_exit();
 		return ret;
 	}
-	pr_info("sframe_unwind: loaded (perf=%d stacktrace=%d)\n", perf,
-		stacktrace);
+	pr_info("sframe_unwind: loaded (perf=%d stacktrace=%d deferred=%d)\n",
+		perf, stacktrace, sframe_deferred_hooked());
 	return 0;
 }
 

@@ -11,6 +11,12 @@
 #include <linux/perf_event.h>
 #include <linux/stacktrace.h>
 
+/* Kernels with the deferred user unwinder (7.x): its walk is hooked too. */
+#if defined(SFRAME_HAVE_UNWIND_USER_H) && IS_ENABLED(CONFIG_UNWIND_USER)
+#include <linux/unwind_user.h>
+#define SFRAME_HOOK_UNWIND_USER
+#endif
+
 #include <sframe/sframe.h>
 #include <sframe/walk.h>
 
@@ -61,7 +67,18 @@ void sframe_cache_mapping(struct vm_area_struct *vma);
 void sframe_cache_unmapping(struct vm_area_struct *vma);
 void sframe_cache_drop_mm(struct mm_struct *mm);
 void sframe_cache_scan_tasks(void);
-const struct sframe_section *sframe_cache_lookup(struct mm_struct *mm,
+
+/* One walk's view of an mm's text ranges; zero it before the walk. */
+struct sframe_map;
+struct sframe_range;
+struct sframe_cursor {
+	struct mm_struct *mm;
+	const struct sframe_map *map;	/* looked up on first use */
+	const struct sframe_range *last; /* the previous frame's range */
+	bool map_found;
+};
+
+const struct sframe_section *sframe_cache_lookup(struct sframe_cursor *cur,
 						 u64 ip, u64 *bias,
 						 bool *fp_ok);
 int sframe_cache_show_stats(struct seq_file *m);
@@ -90,10 +107,15 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs);
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs);
+#ifdef SFRAME_HOOK_UNWIND_USER
+int sframe_unwind_user(struct unwind_stacktrace *trace,
+		       unsigned int max_entries);
+#endif
 void sframe_bench_debugfs(struct dentry *dir);
 
 /* attach.c */
-int sframe_attach(bool perf, bool stacktrace);
+int sframe_attach(bool perf, bool stacktrace, bool deferred);
 void sframe_detach(void);
+bool sframe_deferred_hooked(void);
 
 #endif /* _SFRAME_UNWIND_H */

@@ -21,11 +21,11 @@
 #include "sframe_unwind.h"
 
 struct sframe_user_ctx {
-	struct mm_struct *mm;
+	struct sframe_cursor cur;
 	const struct pt_regs *regs;
 };
 
-static int sframe_user_read(void *ctx, u64 addr, u64 *val)
+int sframe_user_read(void *ctx, u64 addr, u64 *val)
 {
 	unsigned long word;
 
@@ -36,12 +36,12 @@ static int sframe_user_read(void *ctx, u64 addr, u64 *val)
 	return 0;
 }
 
-static const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip,
-						       u64 *bias, bool *fp_ok)
+const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
+						bool *fp_ok)
 {
 	struct sframe_user_ctx *c = ctx;
 
-	return sframe_cache_lookup(c->mm, ip, bias, fp_ok);
+	return sframe_cache_lookup(&c->cur, ip, bias, fp_ok);
 }
 
 /* x86-64 DWARF register numbers 0-15 in pt_regs. */
@@ -75,7 +75,10 @@ static bool sframe_walk_user_raw(const struct pt_regs *regs,
 				 bool (*store)(void *cookie, u64 ip),
 				 void *cookie, struct sframe_walk *w)
 {
-	struct sframe_user_ctx ctx = { .mm = current->mm, .regs = regs };
+	struct sframe_user_ctx ctx = {
+		.cur = { .mm = current->mm },
+		.regs = regs,
+	};
 	bool full = false;
 
 	rcu_read_lock();
@@ -119,22 +122,20 @@ static bool sframe_perf_store(void *cookie, u64 ip)
 
 #ifdef CONFIG_COMPAT
 /* 32-bit tasks: the stock frame-pointer walk, flat segments only. */
-static void sframe_perf_callchain_user32(struct perf_callchain_entry_ctx *entry,
-					 const struct pt_regs *regs)
+static void sframe_walk_user32(const struct pt_regs *regs,
+			       bool (*store)(void *cookie, u64 ip),
+			       void *cookie)
 {
 	u32 fp = regs->bp, frame[2];
 
-	while (entry->nr < entry->max_stack) {
-		if (copy_from_user_nofault(frame, compat_ptr(fp), sizeof(frame)))
-			break;
-		if (perf_callchain_store(entry, frame[1]))
-			break;
+	while (!copy_from_user_nofault(frame, compat_ptr(fp), sizeof(frame)) &&
+	       store(cookie, frame[1]))
 		fp = frame[0];
-	}
 }
 #else
-static void sframe_perf_callchain_user32(struct perf_callchain_entry_ctx *entry,
-					 const struct pt_regs *regs)
+static void sframe_walk_user32(const struct pt_regs *regs,
+			       bool (*store)(void *cookie, u64 ip),
+			       void *cookie)
 {
 }
 #endif
@@ -151,7 +152,7 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 
 	perf_callchain_store(entry, regs->ip);
 	if (!user_64bit_mode(regs)) {
-		sframe_perf_callchain_user32(entry, regs);
+		sframe_walk_user32(regs, sframe_perf_store, entry);
 		return;
 	}
 	sframe_walk_user(regs, sframe_perf_store, entry);
@@ -180,6 +181,48 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 		return;
 	sframe_walk_user(regs, sframe_stacktrace_store, &c);
 }
+
+#ifdef SFRAME_HOOK_UNWIND_USER
+struct sframe_trace_store {
+	struct unwind_stacktrace *trace;
+	unsigned int max;
+};
+
+static bool sframe_trace_store(void *cookie, u64 ip)
+{
+	struct sframe_trace_store *t = cookie;
+
+	t->trace->entries[t->trace->nr++] = ip;
+	return t->trace->nr < t->max;
+}
+
+/*
+ * Replaces unwind_user(), the walk of the deferred unwinder (7.x): it runs
+ * in task context just before the return to user space, for perf events
+ * with defer_callchain.  Same contract; the walk is the same as in a
+ * sample, so a page not present ends it instead of being faulted in.
+ */
+int sframe_unwind_user(struct unwind_stacktrace *trace,
+		       unsigned int max_entries)
+{
+	struct sframe_trace_store t = { .trace = trace, .max = max_entries };
+	struct pt_regs *regs = task_pt_regs(current);
+
+	trace->nr = 0;
+	if (!max_entries)
+		return -EINVAL;
+	if ((current->flags & PF_KTHREAD) || !user_mode(regs) ||
+	    (regs->flags & X86_VM_MASK))
+		return 0;
+	if (!sframe_trace_store(&t, regs->ip))
+		return 0;
+	if (user_64bit_mode(regs))
+		sframe_walk_user(regs, sframe_trace_store, &t);
+	else
+		sframe_walk_user32(regs, sframe_trace_store, &t);
+	return 0;
+}
+#endif
 
 /*
  * debugfs "bench": the per-frame cost of the SFrame walk against a plain

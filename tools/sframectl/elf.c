@@ -394,7 +394,7 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 		if (type != 1 || !(elf_get(&e, ph + 4, 4) & 1) ||
 		    code->nr == SFRAME_CODE_MAX)
 			continue;		/* not PT_LOAD with PF_X */
-		code->seg[code->nr].vaddr = elf_get(&e, ph + 16, 8);
+		code->seg[code->nr].start = elf_get(&e, ph + 16, 8);
 		code->seg[code->nr].size = elf_get(&e, ph + 32, 8);
 		code->nr++;
 	}

@@ -134,8 +134,7 @@ static int sidecar_check(struct sidecar *sc, const char *elf,
 {
 	struct sframe_error err;
 	struct sframe_fde fde;
-	unsigned int j;
-	u32 i;
+	u32 bad;
 
 	if (sc->size > UINT32_MAX ||
 	    sframe_validate(&sc->sec, sc->data, (u32)sc->size, sc->vaddr,
@@ -149,21 +148,11 @@ static int sidecar_check(struct sidecar *sc, const char *elf,
 		fprintf(stderr, "sframectl: %s: not x86-64 SFrame\n", name);
 		return EXIT_INVALID;
 	}
-	for (i = 0; i < sc->sec.num_fdes; i++) {
-		if (sframe_get_fde(&sc->sec, i, &fde))
-			return EXIT_INVALID;
-		for (j = 0; j < code->nr; j++) {
-			if (fde.start >= code->seg[j].vaddr &&
-			    fde.start - code->seg[j].vaddr + fde.size <=
-			    code->seg[j].size)
-				break;
-		}
-		if (j == code->nr) {
-			fprintf(stderr, "sframectl: %s is not for %s: function at 0x%llx (%u bytes) lies outside its code\n",
-				name, elf, (unsigned long long)fde.start,
-				fde.size);
-			return EXIT_INVALID;
-		}
+	if (sframe_fdes_within(&sc->sec, code->seg, code->nr, &bad)) {
+		sframe_get_fde(&sc->sec, bad, &fde);
+		fprintf(stderr, "sframectl: %s is not for %s: function at 0x%llx (%u bytes) lies outside its code\n",
+			name, elf, (unsigned long long)fde.start, fde.size);
+		return EXIT_INVALID;
 	}
 	return 0;
 }

@@ -46,10 +46,7 @@ enum sframe_load_status sframe_elf_extract(struct sframe_input *in,
 struct sframe_code {
 	unsigned int nr;
 	bool has_sframe;		/* it has a PT_GNU_SFRAME of its own */
-	struct {
-		u64 vaddr;
-		u64 size;
-	} seg[SFRAME_CODE_MAX];
+	struct sframe_span seg[SFRAME_CODE_MAX];
 };
 
 enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,

@@ -151,3 +151,35 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 		ret = sframe_fre_rule(sec, &fde, &fre, rule);
 	return ret;
 }
+
+/*
+ * Does every function of @sec lie wholly inside one of @spans?  0, or
+ * -ERANGE with the first FDE that does not in *@bad.  A section made for
+ * another file (a sidecar) fails here before it can describe code it does
+ * not know.
+ */
+int sframe_fdes_within(const struct sframe_section *sec,
+		       const struct sframe_span *spans, unsigned int nr,
+		       u32 *bad)
+{
+	struct sframe_fde fde;
+	unsigned int j;
+	u32 i;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		if (sframe_get_fde(sec, i, &fde))
+			break;
+		for (j = 0; j < nr; j++) {
+			if (fde.start >= spans[j].start &&
+			    fde.size <= spans[j].size &&
+			    fde.start - spans[j].start <= spans[j].size - fde.size)
+				break;
+		}
+		if (j == nr)
+			break;
+	}
+	if (i == sec->num_fdes)
+		return 0;
+	*bad = i;
+	return -ERANGE;
+}

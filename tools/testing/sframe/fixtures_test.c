@@ -325,6 +325,37 @@ static void check_case(const char *dir, unsigned int c)
 }
 
 /* Outside every function, and before the first FRE: no rule. */
+/* sframe_fdes_within() on spans around the functions of @sec. */
+static void check_within(const struct sframe_section *sec,
+			 const struct sframe_fde *first,
+			 const struct sframe_fde *last)
+{
+	u64 end = last->start + last->size;
+	struct sframe_span all = { first->start, end - first->start };
+	struct sframe_span two[2] = {
+		{ first->start, first->size },
+		{ first->start + first->size, end - first->start - first->size },
+	};
+	struct sframe_span short_end = { first->start, all.size - 1 };
+	struct sframe_span late = { first->start + 1, all.size - 1 };
+	struct sframe_span wrap = { ~0ULL - 4, 16 };
+	u32 bad = ~0U;
+
+	tap_ok(!sframe_fdes_within(sec, &all, 1, &bad),
+	       "within: one span over all functions");
+	tap_ok(!sframe_fdes_within(sec, two, 2, &bad),
+	       "within: the same split in two spans");
+	tap_ok(sframe_fdes_within(sec, &short_end, 1, &bad) == -ERANGE &&
+	       bad == sec->num_fdes - 1,
+	       "within: a span one byte short names the last FDE (%u)", bad);
+	tap_ok(sframe_fdes_within(sec, &late, 1, &bad) == -ERANGE && bad == 0,
+	       "within: a span one byte late names FDE 0 (%u)", bad);
+	tap_ok(sframe_fdes_within(sec, &wrap, 1, &bad) == -ERANGE && bad == 0,
+	       "within: a span that wraps holds nothing");
+	tap_ok(sframe_fdes_within(sec, NULL, 0, &bad) == -ERANGE,
+	       "within: no spans hold nothing");
+}
+
 static void check_misses(const char *dir)
 {
 	char input[1024], msg[SFRAME_MSG_MAX];
@@ -349,6 +380,7 @@ static void check_misses(const char *dir)
 	       "pc past the last function: -ENOENT");
 	tap_ok(sframe_find(&sec, 0, &rule) == -ENOENT, "pc 0: -ENOENT");
 	tap_ok(sframe_find(&sec, ~0ULL, &rule) == -ENOENT, "pc ~0: -ENOENT");
+	check_within(&sec, &first, &last);
 	sframe_input_free(&in);
 }
 

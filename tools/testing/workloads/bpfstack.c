@@ -3,7 +3,7 @@
  * bpfstack: collect BPF user stacks of one program, the way a BPF profiler
  * does, with nothing but the bpf(2) and perf_event_open(2) system calls.
  *
- *   bpfstack [-F HZ] OUTPUT PROGRAM [ARGS...]
+ *   bpfstack [-D] [-F HZ] OUTPUT PROGRAM [ARGS...]
  *
  * Runs PROGRAM and samples it with a cpu-clock perf event whose BPF program
  * calls bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK) and counts each
@@ -17,6 +17,14 @@
  *   @@ stack ID count N
  *   <one hexadecimal address per line, the sampled IP first>
  *   @@ error ERRNO count N       (samples bpf_get_stackid() refused)
+ *
+ * -D: no BPF; the event asks for deferred user callchains instead
+ * (defer_callchain, kernels with the deferred unwinder, 7.x), which the
+ * kernel walks with unwind_user() just before the sampled task returns to
+ * user space and writes as PERF_RECORD_CALLCHAIN_DEFERRED records.  Each
+ * such callchain is counted once per sample that asked for it, in the
+ * same output format.  The kernel's uapi header is older than the
+ * feature here, so its few definitions are spelt out below.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +49,30 @@
 #define MAPS_BYTES	(256 * 1024)
 #define MAPS_POLL_NS	100000000L	/* copy the maps every 0.1 s */
 #define LOG_BYTES	65536
+
+#define ATTR_DEFER_CALLCHAIN	(1ULL << 38)	/* perf_event_attr flag bits */
+#define ATTR_DEFER_OUTPUT	(1ULL << 39)	/* ... where records go */
+#define RECORD_CALLCHAIN_DEFERRED	22
+#define CONTEXT_USER_DEFERRED	((__u64)-640)
+#define RING_PAGES	128		/* data pages of the ring buffer */
+#define MAX_STACKS	16384
+#define MAX_COOKIES	4096
+
+struct stack {
+	__u64 count;
+	unsigned int nr;
+	__u64 ips[MAX_USER_FRAMES];
+};
+
+/* Deferred mode: distinct stacks, and samples waiting for their cookie. */
+static struct stack stacks_seen[MAX_STACKS];
+static unsigned int nr_stacks, stacks_lost;
+static struct {
+	__u64 cookie;
+	__u64 samples;
+} pending[MAX_COOKIES];
+static unsigned int nr_pending;
+static unsigned long nr_samples, nr_undeferred, nr_deferred, nr_unmatched;
 
 static char maps_copy[MAPS_BYTES];
 static size_t maps_len;
@@ -158,10 +191,14 @@ static int load_program(int stacks, int counts)
 	return fd;
 }
 
-/* A cpu-clock event on pid, counting from its exec on, running prog. */
+/*
+ * A cpu-clock event on pid, counting from its exec on, running prog; or,
+ * with prog < 0, sampling deferred user callchains.
+ */
 static int open_event(pid_t pid, int freq, int prog)
 {
 	struct perf_event_attr attr;
+	__u64 flags;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
@@ -174,12 +211,130 @@ static int open_event(pid_t pid, int freq, int prog)
 	attr.enable_on_exec = 1;
 	attr.inherit = 1;
 	attr.exclude_kernel = 1;
+	if (prog < 0) {
+		/* A per-task ring buffer: mmap refuses inherited events. */
+		attr.inherit = 0;
+		attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = 1;
+		attr.sample_max_stack = MAX_USER_FRAMES;
+		/* The flag bits follow read_format in one u64. */
+		memcpy(&flags, (char *)&attr.read_format + sizeof(__u64),
+		       sizeof(flags));
+		flags |= ATTR_DEFER_CALLCHAIN | ATTR_DEFER_OUTPUT;
+		memcpy((char *)&attr.read_format + sizeof(__u64), &flags,
+		       sizeof(flags));
+	}
 	fd = syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		die("perf_event_open");
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog))
+		die(prog < 0 ? "perf_event_open (defer_callchain)" : "perf_event_open");
+	if (prog >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog))
 		die("PERF_EVENT_IOC_SET_BPF");
 	return fd;
+}
+
+/* Count a stack (deferred mode), once per sample that asked for it. */
+static void add_stack(const __u64 *ips, unsigned int nr, __u64 count)
+{
+	unsigned int i;
+
+	if (nr > MAX_USER_FRAMES)
+		nr = MAX_USER_FRAMES;
+	for (i = 0; i < nr_stacks; i++) {
+		if (stacks_seen[i].nr == nr &&
+		    !memcmp(stacks_seen[i].ips, ips, nr * sizeof(*ips))) {
+			stacks_seen[i].count += count;
+			return;
+		}
+	}
+	if (nr_stacks == MAX_STACKS) {
+		stacks_lost += count;
+		return;
+	}
+	stacks_seen[nr_stacks].nr = nr;
+	stacks_seen[nr_stacks].count = count;
+	memcpy(stacks_seen[nr_stacks++].ips, ips, nr * sizeof(*ips));
+}
+
+/* A sample's callchain: [PERF_CONTEXT_USER_DEFERRED, cookie]. */
+static void sample_record(const __u64 *body)
+{
+	__u64 nr = body[0], i, cookie;
+
+	nr_samples++;
+	for (i = 0; i + 1 < nr && body[1 + i] != CONTEXT_USER_DEFERRED; i++)
+		;
+	if (i + 1 >= nr) {
+		nr_undeferred++;
+		stacks_lost++;
+		return;
+	}
+	cookie = body[2 + i];
+	for (i = 0; i < nr_pending; i++) {
+		if (pending[i].cookie == cookie) {
+			pending[i].samples++;
+			return;
+		}
+	}
+	if (nr_pending == MAX_COOKIES) {
+		stacks_lost++;
+		return;
+	}
+	pending[nr_pending].cookie = cookie;
+	pending[nr_pending++].samples = 1;
+}
+
+/* cookie, nr, ips[nr]: the user stack of every sample with that cookie. */
+static void deferred_record(const __u64 *body)
+{
+	__u64 cookie = body[0], nr = body[1], samples = 0;
+	const __u64 *ips = body + 2;
+	unsigned int i;
+
+	if (nr && ips[0] == PERF_CONTEXT_USER) {
+		ips++;
+		nr--;
+	}
+	for (i = 0; i < nr_pending; i++) {
+		if (pending[i].cookie == cookie) {
+			samples = pending[i].samples;
+			pending[i] = pending[--nr_pending];
+			break;
+		}
+	}
+	nr_deferred++;
+	if (samples)
+		add_stack(ips, nr, samples);
+	else
+		nr_unmatched++;
+}
+
+/* Consume what the kernel wrote to the ring buffer since the last call. */
+static void drain(struct perf_event_mmap_page *meta)
+{
+	const char *data = (const char *)meta + meta->data_offset;
+	__u64 size = meta->data_size, head, tail = meta->data_tail;
+	static __u64 rec[(1 << 16) / sizeof(__u64)];
+
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	while (tail < head) {
+		struct perf_event_header h;
+		__u64 i, off;
+
+		for (i = 0; i < sizeof(h); i++)
+			((char *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h))
+			break;
+		for (i = 0, off = tail; i < h.size; i++, off++)
+			((char *)rec)[i] = data[off % size];
+		if (h.type == PERF_RECORD_SAMPLE)
+			sample_record(rec + 1);
+		else if (h.type == RECORD_CALLCHAIN_DEFERRED)
+			deferred_record(rec + 1);
+		else if (h.type == PERF_RECORD_LOST)
+			stacks_lost += rec[2];
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 /* Keep a copy of pid's maps; an exiting process's file reads empty. */
@@ -203,6 +358,27 @@ static void copy_maps(pid_t pid)
 		memcpy(maps_copy, buf, len);
 		maps_len = len;
 	}
+}
+
+static void dump_deferred(FILE *out)
+{
+	unsigned int i, j;
+
+	fprintf(out, "@@ maps\n%.*s", (int)maps_len, maps_copy);
+	for (i = 0; i < nr_stacks; i++) {
+		fprintf(out, "@@ stack %u count %llu\n", i,
+			(unsigned long long)stacks_seen[i].count);
+		for (j = 0; j < stacks_seen[i].nr; j++)
+			fprintf(out, "%llx\n",
+				(unsigned long long)stacks_seen[i].ips[j]);
+	}
+	for (i = 0; i < nr_pending; i++)
+		stacks_lost += pending[i].samples;
+	if (stacks_lost)
+		fprintf(out, "@@ error %d count %u\n", -ENODATA, stacks_lost);
+	fprintf(stderr,
+		"bpfstack: %lu samples (%lu without a deferred callchain), %lu deferred callchains (%lu for no sample), %u stacks\n",
+		nr_samples, nr_undeferred, nr_deferred, nr_unmatched, nr_stacks);
 }
 
 static void dump(FILE *out, int stacks, int counts)
@@ -245,15 +421,20 @@ static void dump(FILE *out, int stacks, int counts)
 int main(int argc, char **argv)
 {
 	struct timespec poll = { 0, MAPS_POLL_NS };
-	int freq = 499, opt, go[2], stacks, counts, prog, event, status;
+	int freq = 499, opt, go[2], stacks = -1, counts = -1, prog = -1;
+	struct perf_event_mmap_page *meta = NULL;
+	int deferred = 0, event, status;
 	FILE *out;
 	pid_t pid;
 	char c;
 
-	while ((opt = getopt(argc, argv, "+F:")) != -1) {
-		if (opt != 'F')
+	while ((opt = getopt(argc, argv, "+DF:")) != -1) {
+		if (opt == 'D')
+			deferred = 1;
+		else if (opt == 'F')
+			freq = atoi(optarg);
+		else
 			goto usage;
-		freq = atoi(optarg);
 	}
 	if (argc - optind < 2)
 		goto usage;
@@ -261,11 +442,13 @@ int main(int argc, char **argv)
 	if (!out)
 		die(argv[optind]);
 
-	stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, sizeof(__u32),
-			    MAX_USER_FRAMES * sizeof(__u64), STACK_IDS);
-	counts = map_create(BPF_MAP_TYPE_HASH, sizeof(__u32), sizeof(__u64),
-			    COUNT_KEYS);
-	prog = load_program(stacks, counts);
+	if (!deferred) {
+		stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, sizeof(__u32),
+				    MAX_USER_FRAMES * sizeof(__u64), STACK_IDS);
+		counts = map_create(BPF_MAP_TYPE_HASH, sizeof(__u32),
+				    sizeof(__u64), COUNT_KEYS);
+		prog = load_program(stacks, counts);
+	}
 
 	/* The child waits for the event to be attached, then execs. */
 	if (pipe2(go, O_CLOEXEC))
@@ -283,16 +466,31 @@ int main(int argc, char **argv)
 	}
 	close(go[0]);
 	event = open_event(pid, freq, prog);
+	if (deferred) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		meta = mmap(NULL, (RING_PAGES + 1) * page,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, event, 0);
+		if (meta == MAP_FAILED)
+			die("mmap of the perf ring buffer");
+	}
 	if (write(go[1], "x", 1) != 1)
 		die("write");
 	close(go[1]);
 
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		copy_maps(pid);
+		if (meta)
+			drain(meta);
 		nanosleep(&poll, NULL);
 	}
+	if (meta) {
+		drain(meta);
+		dump_deferred(out);
+	} else {
+		dump(out, stacks, counts);
+	}
 	close(event);
-	dump(out, stacks, counts);
 	if (fclose(out))
 		die(argv[optind]);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -303,6 +501,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: bpfstack [-F HZ] OUTPUT PROGRAM [ARGS...]\n");
+	fprintf(stderr, "usage: bpfstack [-D] [-F HZ] OUTPUT PROGRAM [ARGS...]\n");
 	return 2;
 }

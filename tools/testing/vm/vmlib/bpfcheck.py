@@ -1,13 +1,15 @@
 """Read the dump of tools/testing/workloads/bpfstack as the stack checker's input.
 
 bpfstack writes the sampled program's /proc/PID/maps and every BPF user
-stack (bpf_get_stackid with BPF_F_USER_STACK) with the number of samples
-that had it.  The stacks are written in the shape of `perf script -F
+stack (bpf_get_stackid with BPF_F_USER_STACK; with -D, every deferred perf
+callchain) with the number of samples that had it.  The stacks are written in the shape of `perf script -F
 comm,tid,ip,sym,dso`, each repeated as many times as it was sampled, so
 that stackcheck.completeness() weighs them by their counts.
 """
 
-from vmlib.ftracecheck import frame_line, parse_maps
+from vmlib.ftracecheck import Symbols, frame_line, parse_maps
+from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.stackcheck import MIN_SAMPLES, completeness
 
 
 class Dump:
@@ -52,3 +54,38 @@ class Dump:
                                       for ip in ips]
             out += sample * count
         return "\n".join(out) + "\n"
+
+
+def check_stacks(run, build, limits, what):
+    """Assert each label's stacks of the chain pattern against limits.
+
+    build: the workload build under the fixtures ("v3-binutils-2.47/deep"),
+    which the guest ran as /workloads/BUILD.  limits: {label: (op, bound)},
+    where LABEL.expect and LABEL.stacks are the guest's artefacts and op is
+    ">=" or "<".  Stacks are weighted by their counts.
+    """
+    binary = workload_path(build)
+    realise_artefacts(run, binary)
+    symbols = {f"/workloads/{build}": Symbols(binary)}
+    comm = build.rsplit("/", 1)[-1]
+    for label, (op, bound) in limits.items():
+        expect = run.artefacts.get(f"{label}.expect")
+        stacks = run.artefacts.get(f"{label}.stacks")
+        if expect is None or stacks is None:
+            run.fail(f"{label}: no {what} from the guest")
+            continue
+        dump = Dump(stacks.decode(errors="replace"))
+        complete, eligible = completeness(expect.decode(),
+                                          dump.to_perf_script(comm, symbols))
+        frac = complete / eligible if eligible else 0.0
+        run.metric(f"{label}_complete_pct", f"{100 * frac:.1f}")
+        run.metric(f"{label}_samples", str(eligible))
+        run.metric(f"{label}_refused_samples", str(dump.refused()))
+        if eligible < MIN_SAMPLES:
+            run.fail(f"{label}: only {eligible} {what} in the hot leaf")
+        elif (frac >= bound) == (op == ">="):
+            run.passed(f"{label}: {100 * frac:.1f}% {op} {100 * bound:.0f}% of {what} "
+                       "complete")
+        else:
+            run.fail(f"{label}: {100 * frac:.1f}% of {what} complete, "
+                     f"want {op} {100 * bound:.0f}%")
