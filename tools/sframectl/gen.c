@@ -92,6 +92,7 @@ struct gen {
 	const char *path;
 	unsigned char *image;
 	size_t image_size;
+	bool borrowed;			/* image is the caller's: copy to write */
 	Elf *elf;
 	Dwarf_CFI *cfi;
 	Elf_Data *eh_data;
@@ -294,6 +295,24 @@ static int open_elf(struct gen *g)
 		goto out;
 	}
 	ret = 0;
+	if (ehdr.e_type == ET_REL && g->borrowed) {
+		unsigned char *own = malloc(g->image_size);
+
+		if (!own) {
+			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
+			goto out;
+		}
+		memcpy(own, g->image, g->image_size);
+		g->image = own;
+		g->borrowed = false;
+		elf_end(elf);
+		elf = elf_memory((char *)g->image, g->image_size);
+		scn = elf ? find_section(elf, ".eh_frame", &eh) : NULL;
+		if (!scn) {
+			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
+			goto out;
+		}
+	}
 	if (ehdr.e_type == ET_REL)
 		ret = apply_eh_relocations(g, elf, elf_ndxscn(scn), &eh);
 out:
@@ -1119,7 +1138,7 @@ static int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	u32 i;
 
 	*bytes = NULL;
-	ret = read_whole(g);
+	ret = g->image ? 0 : read_whole(g);
 	if (!ret)
 		ret = open_elf(g);
 	if (!ret)
@@ -1182,7 +1201,8 @@ static void gen_free(struct gen *g)
 		dwarf_cfi_end(g->cfi);
 	if (g->elf)
 		elf_end(g->elf);
-	free(g->image);
+	if (!g->borrowed)
+		free(g->image);
 	free(g->funcs);
 	free(g->rows);
 	free(g->fdes);
@@ -1190,14 +1210,20 @@ static void gen_free(struct gen *g)
 }
 
 /*
- * For sframectl load: the section for @path, made in memory, and the
- * address it assumes.  0, or an exit status with the reason in @msg.
+ * For sframectl load: the section for @path, whose @file_size bytes the
+ * caller has read to @file (not written to, and used only during the
+ * call), made in memory, and the address it assumes.  0, or an exit
+ * status with the reason in @msg.
  */
-int sframe_gen_memory(const char *path, u8 **data, size_t *size, u64 *vaddr,
-		      char *msg, size_t msg_size)
+int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
+		      u8 **data, size_t *size, u64 *vaddr, char *msg,
+		      size_t msg_size)
 {
 	struct sframe_section sec;
-	struct gen g = { .path = path };
+	struct gen g = {
+		.path = path, .image = (unsigned char *)file,
+		.image_size = file_size, .borrowed = true,
+	};
 	int ret;
 
 	ret = gen_build(&g, data, size, &sec);

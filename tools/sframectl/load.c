@@ -60,8 +60,12 @@ static int open_device(void)
 	return -1;
 }
 
-/* The section for @elf: @path's .sframe, or generated from @elf. */
-static int sidecar_get(struct sidecar *sc, const char *elf, const char *path)
+/*
+ * The section for @elf: @path's .sframe, or generated from @elf, whose
+ * bytes @obj holds.
+ */
+static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
+		       const struct sframe_input *obj)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	enum sframe_load_status st;
@@ -71,7 +75,8 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path)
 
 	memset(sc, 0, sizeof(*sc));
 	if (!path) {
-		ret = sframe_gen_memory(elf, &sc->gen, &size, &vaddr, msg,
+		ret = sframe_gen_memory(elf, obj->file, obj->file_size,
+					&sc->gen, &size, &vaddr, msg,
 					sizeof(msg));
 		if (ret) {
 			fprintf(stderr, "sframectl: %s: cannot generate SFrame: %s\n",
@@ -162,7 +167,11 @@ struct load_totals {
 	unsigned long long fdes, bytes;
 };
 
-/* Load a sidecar for @elf: from @path, or generated.  Exit status. */
+/*
+ * Load a sidecar for @elf: from @path, or generated.  Exit status.  For
+ * --system (@quiet), objects with SFrame of their own are only counted.
+ * The file is read once, for every check and for gen.
+ */
 static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		    bool force, struct load_totals *t)
 {
@@ -187,7 +196,12 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		sframe_input_free(&obj);
 		return ret;
 	}
-	ret = sidecar_get(&sc, elf, path);
+	if (quiet && code.has_sframe) {
+		t->own_sframe++;
+		sframe_input_free(&obj);
+		return 0;
+	}
+	ret = sidecar_get(&sc, elf, path, &obj);
 	if (ret) {
 		t->failed++;
 		sframe_input_free(&obj);
@@ -318,8 +332,6 @@ static int load_system(int dev, int ndirs, char **dirs)
 	struct load_totals t = { 0 };
 	bool tty = isatty(STDERR_FILENO);
 	struct timespec a, b;
-	struct sframe_code code;
-	char msg[SFRAME_MSG_MAX];
 	size_t i;
 	int k;
 
@@ -333,22 +345,8 @@ static int load_system(int dev, int ndirs, char **dirs)
 		}
 	}
 	for (i = 0; i < cands.nr; i++) {
-		struct sframe_input obj;
-
 		if (tty)
 			progress(i, cands.nr, cands.path[i]);
-		if (sframe_input_load(&obj, cands.path[i], true, msg,
-				      sizeof(msg)) == SFRAME_LOAD_OK) {
-			bool own = !sframe_elf_code(obj.file, obj.file_size,
-						    &code, msg, sizeof(msg)) &&
-				   code.has_sframe;
-
-			sframe_input_free(&obj);
-			if (own) {
-				t.own_sframe++;
-				continue;
-			}
-		}
 		load_one(dev, cands.path[i], NULL, true, false, &t);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);

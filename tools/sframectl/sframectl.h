@@ -60,8 +60,9 @@ void sframe_dump(FILE *out, const struct sframe_section *sec,
 		 const char *name);
 
 int sframe_gen_command(int argc, char **argv);
-int sframe_gen_memory(const char *path, u8 **data, size_t *size, u64 *vaddr,
-		      char *msg, size_t msg_size);
+int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
+		      u8 **data, size_t *size, u64 *vaddr, char *msg,
+		      size_t msg_size);
 int sframe_load_command(int argc, char **argv);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
