@@ -14,7 +14,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import bpfcheck, channel, console, ktap, stackcheck  # noqa: E402
+from vmlib import bpfcheck, channel, console, initramfs, ktap, machinecode, \
+    stackcheck  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
 
@@ -63,6 +64,114 @@ class StackCheckTest(unittest.TestCase):
         expect = "expect: leaf_spin thread_main <libc>\n"
         text = perf_sample(("leaf_spin", "d"), ("thread_main", "d"))
         self.assertEqual(stackcheck.completeness(expect, text), (1, 1))
+
+
+class ReachTest(unittest.TestCase):
+    """Samples of one program whose stacks reach an address range of its file."""
+
+    PY = "/usr/bin/python3.11"
+
+    def sample(self, comm, *ips):
+        """One sample of comm with frames of the program at ips."""
+        return "".join([f"{comm} 7 \n"] + [f"\t{ip:16x} [unknown] ({self.PY})\n"
+                                            for ip in ips]) + "\n"
+
+    def test_return_addresses_and_dwarf_ones_count(self):
+        text = (self.sample("python3", 0x12e00c, 0x227d37) +    # return address
+                self.sample("python3", 0x12e00c, 0x227d36) +    # minus one (DWARF)
+                self.sample("python3", 0x12e00c, 0x227d3c) +    # after a final call
+                self.sample("python3", 0x12e00c, 0x300000) +    # truncated
+                self.sample("perf", 0x227d37))                  # another program
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY,
+                                                     [(0x227d10, 0x227d3c)]), (3, 4))
+
+    def test_leaf_in_the_program(self):
+        kernel = "python3 7 \n\tffffffff8c8a948c do_user_addr_fault ([kernel.kallsyms])\n"
+        libc = "python3 7 \n\t9f1c0 strlen (/lib/x86_64-linux-gnu/libc.so.6)\n"
+        text = (kernel + f"\t12e00c x ({self.PY})\n\t227d37 y ({self.PY})\n\n" +
+                libc + f"\t227d37 y ({self.PY})\n\n" +
+                self.sample("python3", 0x12e00c))
+        ranges = [(0x227d10, 0x227d3c)]
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges), (2, 3))
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges,
+                                                     leaf_in_dso=True), (1, 2))
+
+    def test_other_objects_at_the_same_offset_do_not_count(self):
+        text = "python3 7 \n\t227d37 time (/lib/x86_64-linux-gnu/libc.so.6)\n\n"
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY,
+                                                     [(0x227d10, 0x227d3c)]), (0, 1))
+
+
+class MainFrameTest(unittest.TestCase):
+    """Where main is in a stripped program, from readelf and objdump output."""
+
+    HEADERS = """
+Elf file type is EXEC (Executable file)
+Entry point 0x627bb0
+There are 13 program headers, starting at offset 64
+
+Program Headers:
+  Type           Offset   VirtAddr           PhysAddr           FileSiz  MemSiz   Flg Align
+  PHDR           0x000040 0x0000000000400040 0x0000000000400040 0x0002d8 0x0002d8 R   0x8
+  LOAD           0x000000 0x0000000000400000 0x0000000000400000 0x01e3e8 0x01e3e8 R   0x1000
+  LOAD           0x01f000 0x000000000041f000 0x000000000041f000 0x2b2289 0x2b2289 R E 0x1000
+"""
+    START = """0000000000627bb0 <_start@@Base>:
+  627bb0:\txor    %ebp,%ebp
+  627bc4:\tmov    $0x627ca0,%rdi
+  627bcb:\tcall   *0x31e40f(%rip)        # 945fe0 <__libc_start_main@GLIBC_2.34>
+  627bd1:\thlt
+  627bd2:\tmov    $0x1,%rdi
+"""
+    PIE_START = """    1522:\txor    %ecx,%ecx
+    1524:\tlea    -0x3cb(%rip),%rdi        # 1160 <main>
+    152b:\tcall   *0x2a8f(%rip)        # 3fc0 <__libc_start_main@GLIBC_2.34>
+"""
+    FRAMES = """00000080 0000000000000010 00000058 FDE cie=0000002c pc=0000000000627ca0..0000000000627ca2
+  DW_CFA_nop
+000000b0 0000000000000014 00000088 FDE cie=0000002c pc=0000000000627d10..0000000000627d3c
+"""
+
+    def test_program_headers(self):
+        entry, loads = machinecode.parse_program_headers(self.HEADERS)
+        self.assertEqual(entry, 0x627bb0)
+        self.assertEqual(loads, [(0x400000, 0, 0x1e3e8), (0x41f000, 0x1f000, 0x2b2289)])
+        self.assertEqual(machinecode.to_file_offset(loads, 0x627d10), 0x227d10)
+        with self.assertRaises(ValueError):
+            machinecode.to_file_offset(loads, 0x945fe0)
+
+    def test_main_is_what_start_passes_in_rdi(self):
+        self.assertEqual(machinecode.main_argument(self.START), 0x627ca0)
+        self.assertEqual(machinecode.main_argument(self.PIE_START), 0x1160)
+        with self.assertRaises(ValueError):
+            machinecode.main_argument("  627bb0:\txor    %ebp,%ebp\n")
+
+    def test_fdes_and_tail_jumps(self):
+        fdes = machinecode.parse_fde_ranges(self.FRAMES)
+        self.assertEqual(fdes, [(0x627ca0, 0x627ca2), (0x627d10, 0x627d3c)])
+        self.assertEqual(machinecode.covering(fdes, 0x627ca1), (0x627ca0, 0x627ca2))
+        self.assertIsNone(machinecode.covering(fdes, 0x627ca2))
+        body = ("  627ca0:\tjmp    627d10 <Py_BytesMain@@Base>\n"
+                "  627ca2:\tjmp    *%rax\n")
+        self.assertEqual(machinecode.direct_jump_targets(body), [0x627d10])
+
+
+class PythonFilesTest(unittest.TestCase):
+    """The files a `python -v` trace loaded, at the paths a guest imports them from."""
+
+    def test_cached_modules_become_sourceless(self):
+        trace = """import _frozen_importlib # frozen
+# /usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc matches /x.py
+# code object from '/usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc'
+# code object from '/opt/lib/mod.py'
+# extension module '_bz2' loaded from '/usr/lib/python3.11/lib-dynload/_bz2.so'
+# extension module '_bz2' executed from '/usr/lib/python3.11/lib-dynload/_bz2.so'
+"""
+        self.assertEqual(initramfs.parse_python_verbose(trace), [
+            ("/usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc",
+             "/usr/lib/python3.11/encodings/__init__.pyc"),
+            ("/opt/lib/mod.py", "/opt/lib/mod.py"),
+            ("/usr/lib/python3.11/lib-dynload/_bz2.so", "/usr/lib/python3.11/lib-dynload/_bz2.so")])
 
 
 class FakeSymbols:

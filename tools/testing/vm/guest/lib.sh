@@ -53,22 +53,35 @@ load_module()
 	fi
 }
 
-# record_pattern BINARY PATTERN: perf -g one workload pattern; send the
-# expected stack and `perf script` output as PATTERN.expect / PATTERN.perf.
-record_pattern()
+# record_callgraph NAME fp|dwarf COMMAND...: perf record COMMAND's call
+# graphs (fp: what -g asks for); send `perf script` output as NAME.perf.
+# COMMAND's output stays in /tmp/NAME.out, perf.data's size in
+# $recorded_bytes.
+record_callgraph()
 {
-	out=/tmp/$2
-	if ! perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -o "$out.data" \
-		-- "$1" "$2" "$PATTERN_SECONDS" > "$out.expect" 2> "$out.err"; then
-		cat "$out.err"
-		result fail "perf record $1 $2 failed"
+	name=$1
+	how=$2
+	shift 2
+	if ! perf record -q -N -B --call-graph="$how" -e cpu-clock -F "$PERF_FREQ" \
+		-o "/tmp/$name.data" -- "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"; then
+		cat "/tmp/$name.err"
+		result fail "perf record ($how) $* failed"
 		return 1
 	fi
-	perf script -i "$out.data" --no-inline -F comm,tid,ip,sym,dso \
-		> "$out.perf" 2> "$out.err"
-	artefact "$2.expect" "$out.expect"
-	artefact "$2.perf" "$out.perf"
-	rm -f "$out.data"
+	recorded_bytes=$(wc -c < "/tmp/$name.data")
+	perf script -i "/tmp/$name.data" --no-inline -F comm,tid,ip,sym,dso \
+		> "/tmp/$name.perf" 2> "/tmp/$name.err"
+	artefact "$name.perf" "/tmp/$name.perf"
+	rm -f "/tmp/$name.data"
+}
+
+# record_pattern BINARY PATTERN [NAME]: perf -g one workload pattern; send
+# the expected stack and `perf script` output as NAME.expect / NAME.perf
+# (NAME: PATTERN unless given).
+record_pattern()
+{
+	record_callgraph "${3:-$2}" fp "$1" "$2" "$PATTERN_SECONDS" &&
+		artefact "${3:-$2}.expect" "/tmp/${3:-$2}.out"
 }
 
 # record_patterns BINARY: record every pattern of the deep workload.
@@ -97,4 +110,11 @@ sframe_state()
 stat_value()
 {
 	sed -n "s/^$1: //p" /sys/kernel/debug/sframe_unwind/stats
+}
+
+# uptime_ms: milliseconds since boot, in steps of 10 (/proc/uptime; the
+# guest's busybox date has no %N).
+uptime_ms()
+{
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }

@@ -9,18 +9,10 @@
 load_module sframe_unwind
 W=/workloads/project/sframe/deep
 for mode in sframe dwarf; do
-	if [ $mode = sframe ]; then
-		set -- -g
-	else
-		set -- --call-graph dwarf
-	fi
-	perf record -q -N -B "$@" -e cpu-clock -F "$PERF_FREQ" -o /tmp/$mode.data \
-		-- $W recurse "$PATTERN_SECONDS" > /tmp/recurse.expect 2> /tmp/$mode.err ||
-		{ cat /tmp/$mode.err; result fail "perf record ($mode) failed"; }
-	metric ${mode}_data_bytes "$(wc -c < /tmp/$mode.data)"
-	perf script -i /tmp/$mode.data --no-inline -F comm,tid,ip,sym,dso \
-		> /tmp/$mode.perf 2> /tmp/$mode.err
-	artefact $mode.perf /tmp/$mode.perf
+	how=$mode
+	[ $mode = sframe ] && how=fp
+	record_callgraph $mode $how $W recurse "$PATTERN_SECONDS" &&
+		metric ${mode}_data_bytes "$recorded_bytes"
 done
-artefact recurse.expect /tmp/recurse.expect
+artefact recurse.expect /tmp/sframe.out
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

@@ -39,18 +39,6 @@ refused()
 	fi
 }
 
-# record_as NAME PATTERN: record_pattern, sent as NAME.expect/NAME.perf.
-record_as()
-{
-	perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/$1.data \
-		-- $W "$2" "$PATTERN_SECONDS" > /tmp/$1.expect 2> /tmp/$1.err ||
-		result fail "perf record $W $2 failed"
-	perf script -i /tmp/$1.data --no-inline -F comm,tid,ip,sym,dso \
-		> /tmp/$1.perf 2> /tmp/$1.err
-	artefact "$1.expect" /tmp/$1.expect
-	artefact "$1.perf" /tmp/$1.perf
-}
-
 must $SF load $W
 must $SF load $SO $SC/libdeepso.so.sframe
 must $SF load $LIBC
@@ -88,9 +76,9 @@ fi
 
 # Nothing was lost: the chain still unwinds; then without the program's
 # sidecar it no longer does.
-record_as after-bad chain
+record_pattern $W chain after-bad
 must $SF unload $W
 must $SF status
-record_as unloaded chain
+record_pattern $W chain unloaded
 sframe_state module
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

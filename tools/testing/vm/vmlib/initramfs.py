@@ -1,7 +1,8 @@
 """Build the guest's initramfs: busybox, perf, workloads, modules, scenarios.
 
 Dynamic programs are copied with every library ldd names and the loader, at
-the paths ldd prints, so they run unchanged in the guest.
+the paths ldd prints, so they run unchanged in the guest.  Debian's python3
+comes along only for scenarios that declare "needs: python".
 """
 
 import os
@@ -13,6 +14,7 @@ import subprocess
 from .util import HarnessError, need_tool, run
 
 GUEST_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "guest")
+DEBIAN_PYTHON = "/usr/bin/python3"     # the machine's own, for scenarios that need python
 
 
 def find_perf():
@@ -40,6 +42,36 @@ def shared_libraries(binary):
         if m:
             libs.append(m.group(1))
     return libs
+
+
+def python_loads(python, argv):
+    """Return (source, destination) of each file `python -I -S argv` loads.
+
+    The run has an empty environment, as in the guest.  A module compiled
+    into __pycache__ goes to the destination a sourceless import finds
+    (dir/__pycache__/name.cpython-311.pyc becomes dir/name.pyc).
+    """
+    proc = subprocess.run([python, "-I", "-S", "-v"] + list(argv), env={},
+                          capture_output=True, text=True, check=False)
+    if proc.returncode:
+        raise HarnessError(f"{python} {' '.join(argv)} failed on the host:\n"
+                           f"{proc.stderr[-2000:]}")
+    return parse_python_verbose(proc.stderr)
+
+
+def parse_python_verbose(text):
+    """Return (source, destination) of the files a `python -v` trace loaded."""
+    files = []
+    for m in re.finditer(r"^# (?:code object from|extension module '[\w.]+' loaded from) "
+                         r"'([^']+)'$", text, re.M):
+        src = m.group(1)
+        folder, name = os.path.split(src)
+        if os.path.basename(folder) == "__pycache__":
+            module = name.split(".")[0]
+            files.append((src, os.path.join(os.path.dirname(folder), module + ".pyc")))
+        else:
+            files.append((src, src))
+    return files
 
 
 def is_elf(path):
@@ -91,6 +123,28 @@ class Initramfs:
         perf = find_perf()
         self.add_file(perf, "/usr/bin/perf")
         self.add_libraries_of(perf)
+
+    def add_python(self, python, argv):
+        """Install the python interpreter and the part of its library argv needs.
+
+        Only what `python -I -S argv` loads from disk on this machine comes
+        along (compiled modules as sourceless .pyc files, which need no
+        matching source time stamps), plus os.py and lib-dynload/, the
+        landmarks by which the interpreter finds its prefix.
+        """
+        real = os.path.realpath(python)
+        self.add_file(real, real)
+        if real != python:
+            os.symlink(real, os.path.join(self.root, python.lstrip("/")))
+        self.add_libraries_of(real)
+        stdlib = os.path.dirname(run([real, "-I", "-S", "-c", "import os; print(os.__file__)"],
+                                     quiet=True).strip())
+        self.add_file(os.path.join(stdlib, "os.py"), os.path.join(stdlib, "os.py"))
+        os.makedirs(os.path.join(self.root, stdlib.lstrip("/"), "lib-dynload"), exist_ok=True)
+        for src, dest in python_loads(real, argv):
+            self.add_file(src, dest)
+            if dest.endswith(".so"):
+                self.add_libraries_of(src)
 
     def add_tree(self, src, dest):
         """Copy a directory tree, then the libraries of its dynamic ELF files."""

@@ -7,6 +7,11 @@ checker must expect what the code does, so repeats of a function that
 never calls itself are collapsed to one frame.  Likewise a function that
 reaches the next one of the chain only by a tail jump (the signal
 pattern's on_alarm: "jmp leaf_spin") is not on the stack: it is dropped.
+
+For stripped programs (Debian's python3) main_frame_offsets() finds where
+main's frame is without symbols: the address _start hands to
+__libc_start_main, the .eh_frame FDE around it, and the functions main
+tail-jumps to, whose frames take its place on the stack.
 """
 
 import functools
@@ -94,3 +99,87 @@ def realise_artefacts(run, binary):
     for name, data in list(run.artefacts.items()):
         if name.endswith(".expect"):
             run.artefacts[name] = realised_expect(data.decode(), binary).encode()
+
+
+def parse_program_headers(text):
+    """Return (entry, [(vaddr, offset, filesz)] of PT_LOADs) from `readelf -lW`."""
+    entry = re.search(r"^Entry point (0x[0-9a-f]+)", text, re.M)
+    if not entry:
+        raise ValueError("no entry point in readelf's program headers")
+    loads = [(int(v, 16), int(o, 16), int(f, 16)) for o, v, f in re.findall(
+        r"^\s*LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(0x[0-9a-f]+)",
+        text, re.M)]
+    return int(entry.group(1), 16), loads
+
+
+def parse_fde_ranges(text):
+    """Return the sorted [start, end) ranges of `readelf --debug-dump=frames`' FDEs."""
+    return sorted((int(a, 16), int(b, 16)) for a, b in
+                  re.findall(r" FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", text))
+
+
+def main_argument(start_disassembly):
+    """Return the address _start passes in %rdi to its first call (main's).
+
+    Non-PIE code loads it as an immediate ("mov $0x627ca0,%rdi"), PIE code
+    with a RIP-relative lea that objdump resolves in a comment ("# 1160").
+    """
+    address = None
+    for line in start_disassembly.splitlines():
+        insn = line.partition(":")[2].strip()
+        if insn.startswith("call"):
+            break
+        m = re.match(r"(?:mov\w*\s+\$(0x[0-9a-f]+),%rdi$|lea\s+\S+,%rdi\s+#\s*([0-9a-f]+))",
+                     insn)
+        if m:
+            address = int(m.group(1) or "0x" + m.group(2), 16)
+    if address is None:
+        raise ValueError("_start sets no %rdi before its first call")
+    return address
+
+
+def direct_jump_targets(disassembly):
+    """Return the targets of the direct jmp instructions of a disassembly."""
+    return [int(t, 16) for t in re.findall(r"\tjmp\s+([0-9a-f]+)\b", disassembly)]
+
+
+def covering(ranges, address):
+    """Return the range of ranges that holds address, or None."""
+    return next(((a, b) for a, b in ranges if a <= address < b), None)
+
+
+def to_file_offset(loads, address):
+    """Return the file offset of address, mapped by one of the PT_LOADs."""
+    for vaddr, offset, filesz in loads:
+        if vaddr <= address < vaddr + filesz:
+            return address - vaddr + offset
+    raise ValueError(f"0x{address:x} is in no loaded segment")
+
+
+def _tool(*argv):
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+
+def main_frame_offsets(binary):
+    """Return [start, end) file-offset ranges where a return address means main.
+
+    The ranges are main's FDE and the FDE of each function main reaches by
+    a direct jmp (a tail call, as Debian's python3 main does to
+    Py_BytesMain): such a function's frame stands where main's would.  File
+    offsets, because perf script prints a frame of a file mapping as its
+    offset in the file (map-relative), PIE or not.
+    """
+    entry, loads = parse_program_headers(_tool("readelf", "-lW", binary))
+    start = _tool("objdump", "-d", "--no-show-raw-insn", f"--start-address={entry:#x}",
+                  f"--stop-address={entry + 64:#x}", binary)
+    fdes = parse_fde_ranges(_tool("readelf", "--debug-dump=frames", binary))
+    main = covering(fdes, main_argument(start))
+    if main is None:
+        raise ValueError(f"{binary}: no FDE covers main")
+    body = _tool("objdump", "-d", "--no-show-raw-insn", f"--start-address={main[0]:#x}",
+                 f"--stop-address={main[1]:#x}", binary)
+    targets = set(direct_jump_targets(body))
+    frames = [main] + [fde for fde in fdes
+                       if fde[0] in targets and not main[0] <= fde[0] < main[1]]
+    offsets = [to_file_offset(loads, a) for a, _ in frames]
+    return [(off, off + b - a) for off, (a, b) in zip(offsets, frames)]

@@ -12,6 +12,7 @@ import sys
 
 PATTERNS = ["chain", "recurse", "vla", "realign", "qsort", "signal", "threads", "dlopen"]
 MIN_SAMPLES = 50
+USER_TOP = 1 << 47      # x86-64 user addresses lie below, perf prints kernel ones above
 
 
 class Frame:
@@ -29,13 +30,18 @@ class Frame:
 
 def parse_perf_script(text):
     """Return the samples of `perf script -F comm,tid,ip,sym,dso` as [[Frame]]."""
+    return [frames for _, frames in parse_perf_samples(text)]
+
+
+def parse_perf_samples(text):
+    """Return the samples of `perf script -F comm,tid,ip,sym,dso` as [(comm, [Frame])]."""
     samples, frames = [], None
     for line in text.splitlines():
         if not line.strip():
             continue
         if not line[0].isspace():
             frames = []
-            samples.append(frames)
+            samples.append((line.strip().rpartition(" ")[0].strip(), frames))
             continue
         if frames is None:
             continue
@@ -90,6 +96,27 @@ def completeness(expect_text, perf_text):
         eligible += 1
         complete += _match(frames, chain)
     return complete, eligible
+
+
+def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False):
+    """Return (reaching, samples) of comm: how many have a frame of dso in ranges.
+
+    ranges are [start, end) addresses as perf script prints them for dso;
+    a frame counts when start < ip <= end, which holds for a return
+    address (just after its call) and for a return address minus one, as
+    perf's DWARF unwinder prints it.  With leaf_in_dso, only the samples
+    whose user-space leaf (first frame below the kernel's addresses) is in
+    dso are counted.
+    """
+    reaching = total = 0
+    for name, frames in parse_perf_samples(perf_text):
+        user = [f for f in frames if int(f.ip, 16) < USER_TOP]
+        if name != comm or (leaf_in_dso and not (user and user[0].dso == dso)):
+            continue
+        total += 1
+        reaching += any(f.dso == dso and any(a < int(f.ip, 16) <= b for a, b in ranges)
+                        for f in user)
+    return reaching, total
 
 
 def check_patterns(run, limits):
