@@ -170,7 +170,8 @@ struct load_totals {
 /*
  * Load a sidecar for @elf: from @path, or generated.  Exit status.  For
  * --system (@quiet), objects with SFrame of their own are only counted.
- * The file is read once, for every check and for gen.
+ * The file is read once, for every check and for gen.  With @dev < 0
+ * (--dry-run) everything but the hand-over to the module is done.
  */
 static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		    bool force, struct load_totals *t)
@@ -217,6 +218,12 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 	}
 	if (ret) {
 		t->rejected++;
+		goto out;
+	}
+	if (dev < 0) {			/* --dry-run */
+		t->loaded++;
+		t->fdes += sc.sec.num_fdes;
+		t->bytes += sc.size;
 		goto out;
 	}
 	fd = open(elf, O_RDONLY | O_CLOEXEC);
@@ -354,8 +361,9 @@ static int load_system(int dev, int ndirs, char **dirs)
 		progress(cands.nr, cands.nr, "");
 		fputc('\n', stderr);
 	}
-	printf("%zu ELF objects: %u sidecars loaded (%llu FDEs, %llu bytes), %u have their own SFrame, %u without usable .eh_frame, %u rejected, %u not loadable; %.1f s\n",
-	       cands.nr, t.loaded, t.fdes, t.bytes, t.own_sframe, t.failed,
+	printf("%zu ELF objects: %u sidecars %s (%llu FDEs, %llu bytes), %u have their own SFrame, %u without usable .eh_frame, %u rejected, %u not loadable; %.1f s\n",
+	       cands.nr, t.loaded, dev < 0 ? "made, dry run" : "loaded",
+	       t.fdes, t.bytes, t.own_sframe, t.failed,
 	       t.rejected, t.not_elf,
 	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 	for (i = 0; i < cands.nr; i++)
@@ -377,16 +385,19 @@ int sframe_load_command(int argc, char **argv)
 		argv++;
 	}
 	if (argc >= 2 && !force && !strcmp(argv[1], "--system")) {
-		dev = open_device();
-		if (dev < 0)
+		bool dry = argc >= 3 && !strcmp(argv[2], "--dry-run");
+
+		dev = dry ? -1 : open_device();
+		if (dev < 0 && !dry)
 			return EXIT_USAGE;
-		ret = load_system(dev, argc - 2, argv + 2);
-		close(dev);
+		ret = load_system(dev, argc - 2 - dry, argv + 2 + dry);
+		if (dev >= 0)
+			close(dev);
 		return ret;
 	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: sframectl load [--force] ELF [SIDECAR]\n"
-				"       sframectl load --system [DIR...]\n");
+				"       sframectl load --system [--dry-run] [DIR...]\n");
 		return EXIT_USAGE;
 	}
 	dev = open_device();
