@@ -7,7 +7,10 @@
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
-#   make bench            format-core benchmark
+#   make bench            every benchmark: bench-user, then bench-vm
+#   make bench-user       format-core look-up/validation and sframectl gen
+#   make bench-vm         the module's, in a VM on Debian's 6.12: per-frame
+#                         cost, bytes per sample, memory, exec/dlopen cost
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h
 #   make demo             perf -g with and without the module, in a VM
 
@@ -34,8 +37,14 @@ check-vm:
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-bench:
+bench: bench-user bench-vm
+
+bench-user:
 	$(MAKE) -C tools/testing/sframe bench
+
+bench-vm:
+	tools/testing/vm/vmtest --kernel debian-6.12 \
+		bench-walk bench-callgraph bench-mmap sframe-memory
 
 checkpatch:
 	tools/testing/checkpatch
@@ -49,4 +58,5 @@ clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
-.PHONY: module tools check check-user check-vm fuzz bench checkpatch demo clean
+.PHONY: module tools check check-user check-vm fuzz bench bench-user bench-vm \
+	checkpatch demo clean
