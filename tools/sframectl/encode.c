@@ -115,14 +115,6 @@ static unsigned int word_size_code(const s64 *words, const bool *is_ctrl,
 	return code;
 }
 
-static void put_le(u8 *p, u64 v, unsigned int bytes)
-{
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
-
 /* Smallest FRE address type for an FDE whose FREs start below @limit. */
 static u8 fre_addr_type(u32 limit)
 {
@@ -151,10 +143,10 @@ static size_t encode_fre(u8 *p, const struct gen_fde *fde,
 	info = (u8)(n << 1 | code << 5);
 	if (fre->rule.cfa.reg == GEN_REG_RSP)
 		info |= SFRAME_BASE_REG_SP;
-	put_le(p, fre->start, addr);
+	gen_put_le(p, fre->start, addr);
 	p[addr] = info;
 	for (i = 0; i < n; i++)
-		put_le(p + addr + 1 + i * wb, (u64)words[i], wb);
+		gen_put_le(p + addr + 1 + i * wb, (u64)words[i], wb);
 	return addr + 1 + n * wb;
 }
 
@@ -183,17 +175,17 @@ u8 *gen_encode(const struct gen_fde *fdes, u32 nfdes,
 	if (!buf)
 		return NULL;
 
-	put_le(buf + SFRAME_HDR_MAGIC, SFRAME_MAGIC, 2);
+	gen_put_le(buf + SFRAME_HDR_MAGIC, SFRAME_MAGIC, 2);
 	buf[SFRAME_HDR_VERSION] = SFRAME_VERSION_3;
 	buf[SFRAME_HDR_FLAGS] = SFRAME_F_FDE_SORTED |
 				SFRAME_F_FDE_FUNC_START_PCREL;
 	buf[SFRAME_HDR_ABI] = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
 	buf[SFRAME_HDR_FIXED_RA] = (u8)GEN_AMD64_FIXED_RA;
-	put_le(buf + SFRAME_HDR_NUM_FDES, nfdes, 4);
-	put_le(buf + SFRAME_HDR_NUM_FRES, num_fres, 4);
-	put_le(buf + SFRAME_HDR_FRE_LEN, fre_len, 4);
-	put_le(buf + SFRAME_HDR_FDEOFF, 0, 4);
-	put_le(buf + SFRAME_HDR_FREOFF, fde_bytes, 4);
+	gen_put_le(buf + SFRAME_HDR_NUM_FDES, nfdes, 4);
+	gen_put_le(buf + SFRAME_HDR_NUM_FRES, num_fres, 4);
+	gen_put_le(buf + SFRAME_HDR_FRE_LEN, fre_len, 4);
+	gen_put_le(buf + SFRAME_HDR_FDEOFF, 0, 4);
+	gen_put_le(buf + SFRAME_HDR_FREOFF, fde_bytes, 4);
 
 	fre_base = buf + SFRAME_HDR_SIZE + fde_bytes;
 	pos = 0;
@@ -206,11 +198,11 @@ u8 *gen_encode(const struct gen_fde *fdes, u32 nfdes,
 		u8 *attr = fre_base + pos;
 
 		/* PCREL: the start counts from the start field itself. */
-		put_le(buf + field + SFRAME_V3_FDE_START,
+		gen_put_le(buf + field + SFRAME_V3_FDE_START,
 		       fde->start - (vaddr + field), 8);
-		put_le(buf + field + SFRAME_V3_FDE_FUNC_SIZE, fde->size, 4);
-		put_le(buf + field + SFRAME_V3_FDE_FRE_OFF, pos, 4);
-		put_le(attr + SFRAME_V3_ATTR_NUM_FRES, fde->num, 2);
+		gen_put_le(buf + field + SFRAME_V3_FDE_FUNC_SIZE, fde->size, 4);
+		gen_put_le(buf + field + SFRAME_V3_FDE_FRE_OFF, pos, 4);
+		gen_put_le(attr + SFRAME_V3_ATTR_NUM_FRES, fde->num, 2);
 		attr[SFRAME_V3_ATTR_INFO] = (u8)(type | fde->pc_type << 4 |
 						 (fde->signal ? 0x80 : 0));
 		attr[SFRAME_V3_ATTR_INFO2] = fde->fde_type;

@@ -24,8 +24,6 @@
 
 /* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
 #define GEN_MAX_FDE_FRES	0xffff
-/* Largest input read whole. */
-#define GEN_MAX_FILE		(1ULL << 32)
 /* Operations in the linker's PLT CFA expression. */
 #define GEN_PLT_EXPR_OPS	9
 
@@ -140,36 +138,17 @@ int gen_fail(struct gen *g, int status, const char *fmt, ...)
 	return status;
 }
 
+/* The whole input file, read as every sframectl input is. */
 static int read_whole(struct gen *g)
 {
-	FILE *f = fopen(g->path, "rb");
-	size_t cap = 1 << 16, n;
-	unsigned char *p;
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_input in;
 
-	if (!f)
-		return gen_fail(g, EXIT_USAGE, "%s", strerror(errno));
-	g->image = malloc(cap);
-	for (;;) {
-		if (!g->image) {
-			fclose(f);
-			return gen_fail(g, EXIT_USAGE, "%s", "out of memory");
-		}
-		n = fread(g->image + g->image_size, 1, cap - g->image_size, f);
-		g->image_size += n;
-		if (!n)
-			break;
-		if (g->image_size == cap) {
-			cap *= 2;
-			p = cap <= GEN_MAX_FILE ? realloc(g->image, cap) : NULL;
-			if (!p)
-				free(g->image);
-			g->image = p;
-		}
-	}
-	n = ferror(f);
-	fclose(f);
-	if (n)
-		return gen_fail(g, EXIT_USAGE, "%s", "read error");
+	if (sframe_input_load(&in, g->path, true, msg, sizeof(msg)) !=
+	    SFRAME_LOAD_OK)
+		return gen_fail(g, EXIT_USAGE, "%s", msg);
+	g->image = in.file;
+	g->image_size = in.file_size;
 	return 0;
 }
 
@@ -816,14 +795,6 @@ static int gen_func(struct gen *g, const struct gen_func *f)
 	return 0;
 }
 
-static void put_le(u8 *p, u64 v, unsigned int bytes)
-{
-	while (bytes--) {
-		*p++ = (u8)v;
-		v >>= 8;
-	}
-}
-
 /* ELF64 constants of the container gen writes. */
 #define GEN_EHDR_SIZE		64
 #define GEN_SHDR_SIZE		64
@@ -836,24 +807,21 @@ static const char gen_shstrtab[] = "\0.sframe\0.shstrtab\0.note.gnu.build-id";
 static void put_shdr(u8 *p, u32 name, u32 type, u64 flags, u64 addr,
 		     u64 offset, u64 size, u64 align)
 {
-	put_le(p, name, 4);
-	put_le(p + 4, type, 4);
-	put_le(p + 8, flags, 8);
-	put_le(p + 16, addr, 8);
-	put_le(p + 24, offset, 8);
-	put_le(p + 32, size, 8);
-	put_le(p + 48, align, 8);
+	gen_put_le(p, name, 4);
+	gen_put_le(p + 4, type, 4);
+	gen_put_le(p + 8, flags, 8);
+	gen_put_le(p + 16, addr, 8);
+	gen_put_le(p + 24, offset, 8);
+	gen_put_le(p + 32, size, 8);
+	gen_put_le(p + 48, align, 8);
 }
 
 /*
- * A minimal relocatable x86-64 ELF64 file holding @sec as its .sframe
- * section at address @vaddr (where its PC-relative starts assume it is),
- * and the .shstrtab naming it.
- */
-/*
- * The output file: .sframe at @vaddr, and the input's build ID note, by
- * which sframectl load tells whether a sidecar is for the file it is
- * given.
+ * The output file, a minimal relocatable x86-64 ELF64 object: @sec as its
+ * .sframe section at address @vaddr (where its PC-relative starts assume
+ * it is), the input's build ID note, by which sframectl load tells
+ * whether a sidecar is for the file it is given, and the .shstrtab
+ * naming them.
  */
 static u8 *gen_container(const u8 *sec, size_t size, u64 vaddr,
 			 const u8 *note, size_t note_size, size_t *out_size)
@@ -872,14 +840,14 @@ static u8 *gen_container(const u8 *sec, size_t size, u64 vaddr,
 	p[EI_CLASS] = ELFCLASS64;
 	p[EI_DATA] = ELFDATA2LSB;
 	p[EI_VERSION] = EV_CURRENT;
-	put_le(p + 16, ET_REL, 2);
-	put_le(p + 18, EM_X86_64, 2);
-	put_le(p + 20, EV_CURRENT, 4);
-	put_le(p + 40, shoff, 8);
-	put_le(p + 52, GEN_EHDR_SIZE, 2);
-	put_le(p + 58, GEN_SHDR_SIZE, 2);
-	put_le(p + 60, nsec, 2);
-	put_le(p + 62, 2, 2);
+	gen_put_le(p + 16, ET_REL, 2);
+	gen_put_le(p + 18, EM_X86_64, 2);
+	gen_put_le(p + 20, EV_CURRENT, 4);
+	gen_put_le(p + 40, shoff, 8);
+	gen_put_le(p + 52, GEN_EHDR_SIZE, 2);
+	gen_put_le(p + 58, GEN_SHDR_SIZE, 2);
+	gen_put_le(p + 60, nsec, 2);
+	gen_put_le(p + 62, 2, 2);
 	memcpy(p + GEN_EHDR_SIZE, sec, size);
 	if (note_size)
 		memcpy(p + note_off, note, note_size);

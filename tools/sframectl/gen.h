@@ -16,6 +16,15 @@
 #define GEN_AMD64_FIXED_RA	(-8)
 #define GEN_AMD64_PLT_ENTRY	16
 
+/* Store the low @bytes bytes of @v at @p, little-endian. */
+static inline void gen_put_le(u8 *p, u64 v, unsigned int bytes)
+{
+	while (bytes--) {
+		*p++ = (u8)v;
+		v >>= 8;
+	}
+}
+
 /* Where a value is: the same kinds as struct sframe_loc, wider offsets. */
 enum gen_loc_kind {
 	GEN_LOC_SAME,			/* unchanged, or undefined for the FP */
