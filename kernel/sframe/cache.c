@@ -340,6 +340,17 @@ static struct sframe_file *sframe_file_find(struct inode *inode)
 	return NULL;
 }
 
+/* @file's path in a new string, "?" where it has none; NULL: no memory. */
+char *sframe_path_dup(struct file *file)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
+	char *dup = kstrdup(IS_ERR_OR_NULL(path) ? "?" : path, GFP_KERNEL);
+
+	kfree(buf);
+	return dup;
+}
+
 /*
  * The cache entry of @file, read and validated on first sight.  Files
  * without a usable section are cached too, so each is read (and a bad one
@@ -350,7 +361,6 @@ struct sframe_file *sframe_file_get(struct file *file)
 	struct inode *inode = file_inode(file);
 	unsigned long key = inode->i_ino ^ inode->i_sb->s_dev;
 	struct sframe_file *sf;
-	char *buf, *path;
 
 	mutex_lock(&sframe_files_lock);
 	sf = sframe_file_find(inode);
@@ -367,10 +377,7 @@ struct sframe_file *sframe_file_get(struct file *file)
 	sf->generation = inode->i_generation;
 	sf->size = i_size_read(inode);
 	sf->ctime = inode_get_ctime(inode);
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
-	sf->path = kstrdup(IS_ERR_OR_NULL(path) ? "?" : path, GFP_KERNEL);
-	kfree(buf);
+	sf->path = sframe_path_dup(file);
 	if (!sf->path) {
 		kfree(sf);
 		sf = NULL;

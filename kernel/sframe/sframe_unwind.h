@@ -94,6 +94,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 void sframe_sec_free(struct sframe_sec *s);
 bool sframe_cache_room(u64 bytes);
 struct sframe_file *sframe_file_get(struct file *file);
+char *sframe_path_dup(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s);
 int sframe_cache_clear_sidecar(struct file *file);
 

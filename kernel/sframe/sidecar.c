@@ -23,13 +23,12 @@
 static void sframe_sidecar_reject(struct file *file,
 				  const struct sframe_error *err)
 {
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	char *path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
+	char *path = sframe_path_dup(file);
 
 	pr_warn_ratelimited("sframe_unwind: %s: invalid sidecar: %s at offset 0x%x\n",
-			    IS_ERR_OR_NULL(path) ? "?" : path,
-			    sframe_reason_str(err->reason), err->offset);
-	kfree(buf);
+			    path ?: "?", sframe_reason_str(err->reason),
+			    err->offset);
+	kfree(path);
 }
 
 static long sframe_sidecar_load(const void __user *uarg)
