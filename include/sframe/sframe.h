@@ -95,6 +95,7 @@ struct sframe_section {
 	const u32 *index;		/* optional, see sframe_index_build() */
 	u32 index_entries;
 	s64 index_base;
+	const struct sframe_flat *flat;	/* optional, see sframe_flat_build() */
 };
 
 /*
@@ -192,6 +193,83 @@ struct sframe_span {
 	u64 start;
 	u64 size;
 };
+
+/*
+ * The flattened table: the rows of a sorted section (its FREs, and the
+ * gaps between functions) in one sorted array of starts, each with a
+ * 16-bit row word naming a decoded rule from a small table of distinct
+ * ones.  A lookup is one binary search, with nothing to decode; a walk in
+ * a perf sample wants exactly that.
+ *
+ * Row word: the rule's index (RULE rows), the kind, and END on the last
+ * row of a function, whose end is then the next row's start.  SIGNAL rows
+ * cover a whole signal trampoline's FDE; DECODE rows an FDE the table does
+ * not flatten (PC-mask FDEs, i.e. PLTs), for which a lookup decodes.
+ */
+#define SFRAME_FLAT_MAX_RULES	4096
+#define SFRAME_FLAT_RULE_MASK	0x0fff
+#define SFRAME_FLAT_KIND_SHIFT	12
+#define SFRAME_FLAT_KIND(row)	(((row) >> SFRAME_FLAT_KIND_SHIFT) & 3)
+#define SFRAME_FLAT_END		0x4000
+
+enum sframe_flat_kind {
+	SFRAME_FLAT_NONE,		/* no rule: outside functions, or before the first FRE */
+	SFRAME_FLAT_RULE,
+	SFRAME_FLAT_SIGNAL,
+	SFRAME_FLAT_DECODE,
+};
+
+struct sframe_flat {
+	const struct sframe_rule *rules;
+	const u32 *starts;		/* relative to base, non-decreasing */
+	const u16 *rows;
+	u32 nr_rows;
+	u32 nr_rules;
+	s64 base;			/* section-relative address of FDE 0 */
+};
+
+/* Scratch for building: the distinct rules met so far, hashed. */
+struct sframe_flat_builder {
+	struct sframe_rule rules[SFRAME_FLAT_MAX_RULES];
+	u16 hash[2 * SFRAME_FLAT_MAX_RULES];
+	u32 nr_rules;
+	u32 nr_rows;
+};
+
+int sframe_flat_size(const struct sframe_section *sec,
+		     struct sframe_flat_builder *b, size_t *bytes);
+void sframe_flat_build(const struct sframe_section *sec,
+		       struct sframe_flat_builder *b, void *mem,
+		       struct sframe_flat *flat);
+
+/*
+ * The row in force at section-relative @rel_pc.  For a row with
+ * SFRAME_FLAT_END, *@next is where the function ends (section-relative).
+ * Inline: a walk does this once per frame.
+ */
+static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
+				   s64 *next)
+{
+	u64 delta = (u64)rel_pc - (u64)flat->base;
+	u32 lo = 0, hi = flat->nr_rows;
+
+	if (rel_pc < flat->base || delta > U32_MAX)
+		return SFRAME_FLAT_NONE;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (flat->starts[mid] <= delta)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return SFRAME_FLAT_NONE;
+	/* The last row is the gap after the last function: never END. */
+	if (lo < flat->nr_rows)
+		*next = flat->base + flat->starts[lo];
+	return flat->rows[lo - 1];
+}
 
 int sframe_fdes_within(const struct sframe_section *sec,
 		       const struct sframe_span *spans, unsigned int nr,

@@ -26,8 +26,11 @@ enum sframe_walk_stop {
 };
 
 struct sframe_walk_ops {
-	/* Read the word at @addr without faulting pages in: 0 or -EFAULT. */
-	int (*read)(void *ctx, u64 addr, u64 *val);
+	/*
+	 * Read @n consecutive words from @addr without faulting pages in:
+	 * 0, or -EFAULT if any of them cannot be read.
+	 */
+	int (*read)(void *ctx, u64 addr, u64 *val, unsigned int n);
 	/*
 	 * The validated section describing @ip and its load bias, or NULL.
 	 * *fp_ok: whether the frame-pointer chain may be followed at @ip when
@@ -54,8 +57,8 @@ struct sframe_walk {
 };
 
 #ifdef __KERNEL__
-/* The module's callbacks (unwind.c), which the walk calls directly. */
-int sframe_user_read(void *ctx, u64 addr, u64 *val);
+/* The module's callbacks (unwind.c, cache.c), which its walk calls directly. */
+int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
 const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
 						bool *fp_ok);
 #endif

@@ -58,6 +58,8 @@ struct sframe_load_seg {
 /* One validated section and its lookup index; immutable once in use. */
 struct sframe_sec {
 	struct sframe_section sec;
+	struct sframe_flat flat;
+	void *flat_mem;
 	u32 *index;
 	u8 *data;
 	size_t bytes;			/* kernel memory held */
@@ -156,9 +158,52 @@ void sframe_sec_free(struct sframe_sec *s)
 	if (!s)
 		return;
 	atomic_long_sub(s->bytes, &sframe_cache_bytes);
+	kvfree(s->flat_mem);
 	kvfree(s->index);
 	kvfree(s->data);
 	kfree(s);
+}
+
+/*
+ * Give @s its flattened table, so a walk finds a rule with one search.
+ * Without one (no memory, or a section the table cannot describe) lookups
+ * decode instead: slower, same answers.  Returns the bytes it holds.
+ */
+static size_t sframe_sec_flatten(struct sframe_sec *s)
+{
+	struct sframe_flat_builder *b;
+	size_t bytes = 0;
+
+	b = kvmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return 0;
+	if (!sframe_flat_size(&s->sec, b, &bytes)) {
+		s->flat_mem = kvmalloc(bytes, GFP_KERNEL);
+		if (s->flat_mem) {
+			sframe_flat_build(&s->sec, b, s->flat_mem, &s->flat);
+			s->sec.flat = &s->flat;
+		}
+	}
+	kvfree(b);
+	if (!s->flat_mem)
+		sframe_count(sections_not_flattened);
+	return s->flat_mem ? bytes : 0;
+}
+
+/* The FDE index, for sections without a flattened table. */
+static int sframe_sec_index(struct sframe_sec *s, size_t *bytes)
+{
+	u32 entries = sframe_index_entries(&s->sec);
+
+	*bytes = 0;
+	if (!entries)
+		return 0;
+	s->index = kvmalloc_array(entries, sizeof(u32), GFP_KERNEL);
+	if (!s->index)
+		return -ENOMEM;
+	sframe_index_build(&s->sec, s->index);
+	*bytes = (size_t)entries * sizeof(u32);
+	return 0;
 }
 
 /*
@@ -171,7 +216,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 				     struct sframe_error *err)
 {
 	struct sframe_sec *s;
-	u32 entries;
+	size_t extra;
 	int ret;
 
 	err->reason = SFRAME_VALID;
@@ -186,16 +231,13 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 		ret = -EPROTONOSUPPORT;
 	if (ret)
 		goto fail;
-	entries = sframe_index_entries(&s->sec);
-	if (entries) {
-		s->index = kvmalloc_array(entries, sizeof(u32), GFP_KERNEL);
-		if (!s->index) {
-			ret = -ENOMEM;
+	extra = sframe_sec_flatten(s);
+	if (!extra) {
+		ret = sframe_sec_index(s, &extra);
+		if (ret)
 			goto fail;
-		}
-		sframe_index_build(&s->sec, s->index);
 	}
-	s->bytes = sizeof(*s) + size + (size_t)entries * sizeof(u32);
+	s->bytes = sizeof(*s) + size + extra;
 	atomic_long_add(s->bytes, &sframe_cache_bytes);
 	return s;
 fail:
@@ -528,12 +570,13 @@ void sframe_cache_drop_mm(struct mm_struct *mm)
  * context; the caller holds rcu_read_lock() for the whole walk, which
  * keeps the map the cursor remembers and its sections alive.  The mm's
  * map is found on the first lookup of a walk, and a frame in the same
- * object as the one before it (most are) needs no search.
+ * object as the one before it (most are) needs no search.  This is the
+ * walk's lookup callback: its context begins with the cursor.
  */
-const struct sframe_section *sframe_cache_lookup(struct sframe_cursor *cur,
-						 u64 ip, u64 *bias,
-						 bool *fp_ok)
+const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
+						bool *fp_ok)
 {
+	struct sframe_cursor *cur = ctx;
 	const struct sframe_range *r = cur->last;
 	const struct sframe_map *map;
 	const struct sframe_sec *sec;

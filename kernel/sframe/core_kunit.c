@@ -11,6 +11,7 @@
 
 #include <sframe/sframe.h>
 #include "core_kunit_data.h"
+#include "flat_check.h"
 
 #define AMD64_SP	7
 #define AMD64_FP	6
@@ -69,23 +70,26 @@ static void sframe_find_gives_sp_rule_at_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rule.flags, 0);
 }
 
+/* The test program's section from each binutils generation (v3, v2, v1). */
+static const struct {
+	const u8 *data;
+	u32 size;
+} prog_sections[] = {
+	{ sid_prog, sizeof(sid_prog) },
+	{ trixie_prog, sizeof(trixie_prog) },
+	{ bookworm_prog, sizeof(bookworm_prog) },
+};
+
 /* vla_user at 0x1210: after "mov %rsp,%rbp" the CFA is rbp + 16. */
 static void sframe_find_gives_fp_rule_in_body_every_version(struct kunit *test)
 {
-	static const struct {
-		const u8 *data;
-		u32 size;
-	} sections[] = {
-		{ sid_prog, sizeof(sid_prog) },
-		{ trixie_prog, sizeof(trixie_prog) },
-		{ bookworm_prog, sizeof(bookworm_prog) },
-	};
 	struct sframe_section sec;
 	struct sframe_rule rule;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(sections); i++) {
-		sframe_load(test, &sec, sections[i].data, sections[i].size,
+	for (i = 0; i < ARRAY_SIZE(prog_sections); i++) {
+		sframe_load(test, &sec, prog_sections[i].data,
+			    prog_sections[i].size,
 			    PROG_SFRAME_VADDR);
 		find_rule(test, &sec, 0x1214, &rule);
 		expect_loc(test, &rule.cfa, SFRAME_LOC_REG, AMD64_FP, 16);
@@ -183,6 +187,47 @@ static void sframe_index_agrees_with_binary_search(struct kunit *test)
 	}
 }
 
+/* The flattened table answers like the decoder at every PC, every version. */
+static void sframe_flat_agrees_with_decoder(struct kunit *test)
+{
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	const char *why = NULL;
+	unsigned int i;
+	u64 bad = 0;
+	void *mem;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(prog_sections); i++) {
+		sframe_load(test, &sec, prog_sections[i].data,
+			    prog_sections[i].size,
+			    PROG_SFRAME_VADDR);
+		mem = flat_check_build(&sec, &flat, &err);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, mem, "section %u: %d", i, err);
+		KUNIT_EXPECT_LE(test, flat.nr_rows, 2 * sec.num_fdes +
+						     sec.num_fres + 1);
+		KUNIT_EXPECT_GT_MSG(test, flat_check_all(&sec, &flat, &bad, &why),
+				    0, "section %u: at 0x%llx: %s", i, bad, why);
+		flat_check_free(mem);
+	}
+}
+
+/* A relocatable object's unsorted section cannot be flattened. */
+static void sframe_flat_refuses_unsorted(struct kunit *test)
+{
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	int err = 0;
+
+	KUNIT_ASSERT_EQ(test, sframe_validate(&sec, sid_hand_o,
+					      sizeof(sid_hand_o), 0, 0, NULL),
+			0);
+	KUNIT_ASSERT_FALSE(test, sec.flags & SFRAME_F_FDE_SORTED);
+	KUNIT_EXPECT_NULL(test, flat_check_build(&sec, &flat, &err));
+	KUNIT_EXPECT_EQ(test, err, -EOPNOTSUPP);
+	KUNIT_EXPECT_NULL(test, sec.flat);
+}
+
 static void sframe_validate_accepts_big_endian_s390x(struct kunit *test)
 {
 	struct sframe_section sec;
@@ -271,6 +316,8 @@ static struct kunit_case sframe_core_cases[] = {
 	KUNIT_CASE(sframe_find_masks_pc_in_plt_entries),
 	KUNIT_CASE(sframe_find_misses_outside_functions),
 	KUNIT_CASE(sframe_index_agrees_with_binary_search),
+	KUNIT_CASE(sframe_flat_agrees_with_decoder),
+	KUNIT_CASE(sframe_flat_refuses_unsorted),
 	KUNIT_CASE(sframe_validate_accepts_big_endian_s390x),
 	KUNIT_CASE_PARAM(sframe_validate_rejects_damage,
 			 sframe_damage_gen_params),

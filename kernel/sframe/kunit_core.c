@@ -7,4 +7,5 @@
 #include "core/decode.c"
 #include "core/validate.c"
 #include "core/lookup.c"
+#include "core/flat.c"
 #include "core/walk.c"

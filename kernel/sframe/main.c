@@ -47,6 +47,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 
 	sframe_cache_show_stats(s);
 	sframe_show(s, "sections_loaded", &st->sections_loaded);
+	sframe_show(s, "sections_not_flattened", &st->sections_not_flattened);
 	sframe_show(s, "files_without_sframe", &st->files_without_sframe);
 	sframe_show(s, "mmap_events", &st->mmap_events);
 	sframe_show(s, "events_dropped", &st->events_dropped);

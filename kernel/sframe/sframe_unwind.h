@@ -50,6 +50,7 @@ struct sframe_stats {
 	atomic64_t sidecars_loaded;
 	atomic64_t sidecars_rejected;
 	atomic64_t sidecars_unloaded;
+	atomic64_t sections_not_flattened; /* left without a flat table */
 };
 
 extern struct sframe_stats sframe_stats;
@@ -68,7 +69,10 @@ void sframe_cache_unmapping(struct vm_area_struct *vma);
 void sframe_cache_drop_mm(struct mm_struct *mm);
 void sframe_cache_scan_tasks(void);
 
-/* One walk's view of an mm's text ranges; zero it before the walk. */
+/*
+ * One walk's view of an mm's text ranges; zero it before the walk.  The
+ * walk's context starts with it: see sframe_user_lookup() (walk.h).
+ */
 struct sframe_map;
 struct sframe_range;
 struct sframe_cursor {
@@ -78,9 +82,6 @@ struct sframe_cursor {
 	bool map_found;
 };
 
-const struct sframe_section *sframe_cache_lookup(struct sframe_cursor *cur,
-						 u64 ip, u64 *bias,
-						 bool *fp_ok);
 int sframe_cache_show_stats(struct seq_file *m);
 int sframe_cache_show_maps(struct seq_file *m);
 int sframe_cache_show_files(struct seq_file *m);

@@ -20,28 +20,18 @@
 
 #include "sframe_unwind.h"
 
+/* The walk's context; it starts with the cursor sframe_user_lookup() uses. */
 struct sframe_user_ctx {
 	struct sframe_cursor cur;
 	const struct pt_regs *regs;
 };
 
-int sframe_user_read(void *ctx, u64 addr, u64 *val)
+int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
 {
-	unsigned long word;
-
-	if (copy_from_user_nofault(&word, (const void __user *)addr,
-				   sizeof(word)))
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   n * sizeof(*val)))
 		return -EFAULT;
-	*val = word;
 	return 0;
-}
-
-const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
-						bool *fp_ok)
-{
-	struct sframe_user_ctx *c = ctx;
-
-	return sframe_cache_lookup(&c->cur, ip, bias, fp_ok);
 }
 
 /* x86-64 DWARF register numbers 0-15 in pt_regs. */
@@ -225,8 +215,8 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 #endif
 
 /*
- * debugfs "bench": the per-frame cost of the SFrame walk against a plain
- * frame-pointer walk, on the writer's own user stack.  A program built
+ * debugfs "bench": the per-frame cost of the SFrame walk against plain
+ * frame-pointer walks, on the writer's own user stack.  A program built
  * with both frame pointers and SFrame descends some frames, then writes
  * "WALKS DEPTH" here (with a raw syscall, so the first frame is its own);
  * each walker walks the captured registers WALKS times, DEPTH frames at
@@ -259,9 +249,35 @@ static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
 	return b.n;
 }
 
-/* What the stock kernel does: follow saved frame pointers. */
+/*
+ * The frame-pointer walk at its cheapest: per frame, one read of the
+ * saved FP and the return address together, through the same primitive
+ * as the SFrame walk, and nothing else.
+ */
 static unsigned int sframe_bench_fp(const struct pt_regs *regs,
 				    unsigned int depth)
+{
+	unsigned long fp = regs->bp, sp = regs->sp, frame[2];
+	unsigned int n = 0;
+
+	while (n < depth) {
+		if (fp < sp || (fp & 7) ||
+		    copy_from_user_nofault(frame, (void __user *)fp,
+					   sizeof(frame)))
+			break;
+		n++;
+		sp = fp + 16;
+		fp = frame[0];
+	}
+	return n;
+}
+
+/*
+ * The stock walker's access pattern: the saved FP and the return address
+ * read one word at a time (it uses __get_user() twice per frame).
+ */
+static unsigned int sframe_bench_fp2(const struct pt_regs *regs,
+				     unsigned int depth)
 {
 	unsigned long fp = regs->bp, sp = regs->sp, next, ra;
 	unsigned int n = 0;
@@ -281,17 +297,23 @@ static unsigned int sframe_bench_fp(const struct pt_regs *regs,
 }
 
 static DEFINE_MUTEX(sframe_bench_lock);
-static char sframe_bench_result[256];
+static char sframe_bench_result[320];
 
-static u64 sframe_bench_time(unsigned int (*walk)(const struct pt_regs *,
-						  unsigned int),
+typedef unsigned int (*sframe_bench_walker)(const struct pt_regs *regs,
+					     unsigned int depth);
+
+/* The walkers compared, in the order of their results. */
+static const sframe_bench_walker sframe_bench_walkers[] = {
+	sframe_bench_sframe, sframe_bench_fp, sframe_bench_fp2,
+};
+
+static u64 sframe_bench_time(sframe_bench_walker walk,
 			     const struct pt_regs *regs, unsigned int walks,
 			     unsigned int depth, u64 *frames)
 {
 	u64 t, total = 0;
 	unsigned int i;
 
-	*frames = 0;
 	for (i = 0; i < walks; i++) {
 		t = ktime_get_ns();
 		*frames += walk(regs, depth);
@@ -302,12 +324,26 @@ static u64 sframe_bench_time(unsigned int (*walk)(const struct pt_regs *,
 	return total;
 }
 
+/* Picoseconds per frame, and the SFrame walk's cost relative to @k's. */
+static u64 sframe_bench_ps(const u64 *ns, const u64 *frames, unsigned int k)
+{
+	return div64_u64(ns[k] * 1000, frames[k]);
+}
+
+static u64 sframe_bench_ratio(const u64 *ns, const u64 *frames,
+			      unsigned int k)
+{
+	return div64_u64(ns[0] * 1000 * frames[k], ns[k] * frames[0] ?: 1);
+}
+
 static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
 {
 	const struct pt_regs *regs = task_pt_regs(current);
-	u64 ns_sf = 0, ns_fp = 0, fr_sf = 0, fr_fp = 0, f;
-	unsigned int walks, depth, i;
+	u64 ns[ARRAY_SIZE(sframe_bench_walkers)] = { 0 };
+	u64 fr[ARRAY_SIZE(sframe_bench_walkers)] = { 0 };
+	unsigned int walks, depth, i, k;
+	u64 warm = 0;
 	char buf[32];
 
 	if (len >= sizeof(buf))
@@ -323,29 +359,27 @@ static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 		return -EOPNOTSUPP;
 
 	mutex_lock(&sframe_bench_lock);
-	/* Warm both up, then alternate in rounds against drift. */
-	sframe_bench_time(sframe_bench_sframe, regs, 16, depth, &f);
-	sframe_bench_time(sframe_bench_fp, regs, 16, depth, &f);
+	/* Warm them up, then alternate in rounds against drift. */
+	for (k = 0; k < ARRAY_SIZE(sframe_bench_walkers); k++)
+		sframe_bench_time(sframe_bench_walkers[k], regs, 16, depth,
+				  &warm);
 	walks = DIV_ROUND_UP(walks, SFRAME_BENCH_ROUNDS);
-	for (i = 0; i < SFRAME_BENCH_ROUNDS; i++) {
-		ns_sf += sframe_bench_time(sframe_bench_sframe, regs, walks,
-					   depth, &f);
-		fr_sf += f;
-		ns_fp += sframe_bench_time(sframe_bench_fp, regs, walks, depth,
-					   &f);
-		fr_fp += f;
-	}
-	if (!fr_sf || !fr_fp) {
+	for (i = 0; i < SFRAME_BENCH_ROUNDS; i++)
+		for (k = 0; k < ARRAY_SIZE(sframe_bench_walkers); k++)
+			ns[k] += sframe_bench_time(sframe_bench_walkers[k],
+						   regs, walks, depth, &fr[k]);
+	if (!fr[0] || !fr[1] || !fr[2]) {
 		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
-			 "error: no frames (sframe %llu, fp %llu)\n", fr_sf,
-			 fr_fp);
+			 "error: no frames (sframe %llu, fp %llu, fp2 %llu)\n",
+			 fr[0], fr[1], fr[2]);
 	} else {
 		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
-			 "walks %u sframe_frames %llu fp_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu ratio_milli %llu\n",
-			 walks * SFRAME_BENCH_ROUNDS, fr_sf, fr_fp,
-			 div64_u64(ns_sf * 1000, fr_sf),
-			 div64_u64(ns_fp * 1000, fr_fp),
-			 div64_u64(ns_sf * 1000 * fr_fp, ns_fp * fr_sf ?: 1));
+			 "walks %u sframe_frames %llu fp_frames %llu fp2_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu fp2_ps_per_frame %llu ratio_milli %llu ratio2_milli %llu\n",
+			 walks * SFRAME_BENCH_ROUNDS, fr[0], fr[1], fr[2],
+			 sframe_bench_ps(ns, fr, 0), sframe_bench_ps(ns, fr, 1),
+			 sframe_bench_ps(ns, fr, 2),
+			 sframe_bench_ratio(ns, fr, 1),
+			 sframe_bench_ratio(ns, fr, 2));
 	}
 	mutex_unlock(&sframe_bench_lock);
 	return len;

@@ -229,7 +229,7 @@ struct walk_env {
 #define WALK_GLIBC_SIGRETURN1	0x9090909090909005ULL
 #define WALK_MUSL_SIGRETURN0	0x90050f0000000fb8ULL
 
-static int walk_env_read(void *ctx, u64 addr, u64 *val)
+static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 {
 	struct walk_env *env = ctx;
 	const struct walk_case *c = env->c;
@@ -249,6 +249,16 @@ static int walk_env_read(void *ctx, u64 addr, u64 *val)
 	    (addr & 7))
 		return -EFAULT;
 	*val = env->stack[(addr - WALK_STACK) / 8];
+	return 0;
+}
+
+static int walk_env_read(void *ctx, u64 addr, u64 *val, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (walk_env_read_word(ctx, addr + 8 * i, &val[i]))
+			return -EFAULT;
 	return 0;
 }
 

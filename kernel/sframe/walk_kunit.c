@@ -2,7 +2,7 @@
 /*
  * KUnit suite for the walker's step logic: the synthetic stacks of
  * walk_cases.h, in kernel memory, over the sid-2.47.50 test program's
- * .sframe.
+ * .sframe, found by decoding and again through its flattened table.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -11,6 +11,7 @@
 
 #include <sframe/walk.h>
 #include "core_kunit_data.h"
+#include "flat_check.h"
 #include "walk_cases.h"
 
 static void walk_case_desc(const struct walk_case *c, char *desc)
@@ -20,13 +21,29 @@ static void walk_case_desc(const struct walk_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(walk, walk_cases, walk_case_desc);
 
+static void walk_expect(struct kunit *test, const struct walk_case *c,
+			const struct sframe_section *sec, struct walk_env *env,
+			u64 *got, const char *how)
+{
+	unsigned int k;
+
+	KUNIT_EXPECT_STREQ_MSG(test,
+			       sframe_walk_stop_str(walk_case_run(c, sec, env, got)),
+			       sframe_walk_stop_str(c->want_stop), "%s", how);
+	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
+		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "%s: frame %u",
+				    how, k);
+}
+
 static void sframe_walk_reports_callers_and_stop_reason(struct kunit *test)
 {
 	const struct walk_case *c = test->param_value;
 	struct sframe_section sec;
+	struct sframe_flat flat;
 	struct walk_env *env;
+	void *mem;
 	u64 *got;
-	unsigned int k;
+	int err;
 
 	KUNIT_ASSERT_EQ(test, sframe_validate(&sec, sid_prog, sizeof(sid_prog),
 					      PROG_SFRAME_VADDR,
@@ -36,11 +53,11 @@ static void sframe_walk_reports_callers_and_stop_reason(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, env);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 
-	KUNIT_EXPECT_STREQ(test,
-			   sframe_walk_stop_str(walk_case_run(c, &sec, env, got)),
-			   sframe_walk_stop_str(c->want_stop));
-	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
-		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "frame %u", k);
+	walk_expect(test, c, &sec, env, got, "decoded");
+	mem = flat_check_build(&sec, &flat, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, mem, "flattening: %d", err);
+	walk_expect(test, c, &sec, env, got, "flat table");
+	flat_check_free(mem);
 }
 
 static struct kunit_case sframe_walk_cases[] = {

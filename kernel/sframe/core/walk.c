@@ -17,14 +17,14 @@
 #ifdef SFRAME_WALK_USER_OPS
 #include <linux/indirect_call_wrapper.h>
 
-#define sframe_read(w, addr, val)					\
+#define sframe_read(w, addr, val, n)					\
 	INDIRECT_CALL_1((w)->ops->read, sframe_user_read, (w)->ctx,	\
-			addr, val)
+			addr, val, n)
 #define sframe_lookup(w, ip, bias, fp_ok)				\
 	INDIRECT_CALL_1((w)->ops->lookup, sframe_user_lookup, (w)->ctx,	\
 			ip, bias, fp_ok)
 #else
-#define sframe_read(w, addr, val)	((w)->ops->read((w)->ctx, addr, val))
+#define sframe_read(w, addr, val, n)	((w)->ops->read((w)->ctx, addr, val, n))
 #define sframe_lookup(w, ip, bias, fp_ok)				\
 	((w)->ops->lookup((w)->ctx, ip, bias, fp_ok))
 #endif
@@ -89,7 +89,7 @@ static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
 
 	switch (loc->kind) {
 	case SFRAME_LOC_AT_CFA:
-		if (sframe_read(w, cfa + loc->offset, val))
+		if (sframe_read(w, cfa + loc->offset, val, 1))
 			return SFRAME_STOP_READ;
 		return SFRAME_STOP_NONE;
 	case SFRAME_LOC_REG:
@@ -98,13 +98,40 @@ static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
 			return SFRAME_STOP_REGISTER;
 		*val = base + loc->offset;
 		if (loc->kind == SFRAME_LOC_AT_REG &&
-		    sframe_read(w, *val, val))
+		    sframe_read(w, *val, val, 1))
 			return SFRAME_STOP_READ;
 		return SFRAME_STOP_NONE;
 	default:
 		/* Left in a register (not x86-64's RA), or undefined. */
 		return SFRAME_STOP_REGISTER;
 	}
+}
+
+/*
+ * The caller's RA and FP, given the CFA.  In the common frame the FP is
+ * saved just below the RA: one read fetches both.
+ */
+static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
+					       const struct sframe_section *sec,
+					       const struct sframe_rule *rule,
+					       u64 cfa, u64 *ra, u64 *fp)
+{
+	enum sframe_walk_stop stop;
+	u64 pair[2];
+
+	if (rule->ra.kind == SFRAME_LOC_AT_CFA &&
+	    rule->fp.kind == SFRAME_LOC_AT_CFA &&
+	    rule->fp.offset == rule->ra.offset - WORD) {
+		if (sframe_read(w, cfa + rule->fp.offset, pair, 2))
+			return SFRAME_STOP_READ;
+		*fp = pair[0];
+		*ra = pair[1];
+		return SFRAME_STOP_NONE;
+	}
+	stop = sframe_loc_value(w, sec, &rule->ra, cfa, ra);
+	if (!stop && rule->fp.kind != SFRAME_LOC_SAME)
+		stop = sframe_loc_value(w, sec, &rule->fp, cfa, fp);
+	return stop;
 }
 
 static bool sframe_walk_rule(struct sframe_walk *w,
@@ -120,21 +147,16 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 	if (!sframe_reg_value(w, sec, rule->cfa.reg, &cfa))
 		return sframe_walk_fail(w, SFRAME_STOP_REGISTER);
 	cfa += rule->cfa.offset;
-	if (rule->cfa.kind == SFRAME_LOC_AT_REG && sframe_read(w, cfa, &cfa))
+	if (rule->cfa.kind == SFRAME_LOC_AT_REG && sframe_read(w, cfa, &cfa, 1))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 	if (cfa <= w->sp)
 		return sframe_walk_fail(w, SFRAME_STOP_CFA_NOT_ABOVE_SP);
 	if (cfa & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 
-	stop = sframe_loc_value(w, sec, &rule->ra, cfa, &ra);
+	stop = sframe_saved_regs(w, sec, rule, cfa, &ra, &fp);
 	if (stop)
 		return sframe_walk_fail(w, stop);
-	if (rule->fp.kind != SFRAME_LOC_SAME) {
-		stop = sframe_loc_value(w, sec, &rule->fp, cfa, &fp);
-		if (stop)
-			return sframe_walk_fail(w, stop);
-	}
 
 	w->ip = ra;
 	w->sp = cfa;
@@ -146,19 +168,18 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 /* The classic frame: saved FP at *FP, return address just above it. */
 static bool sframe_walk_fp(struct sframe_walk *w)
 {
-	u64 next_fp, ra;
+	u64 frame[2];			/* saved FP, return address */
 
 	if (w->fp < w->sp)
 		return sframe_walk_fail(w, SFRAME_STOP_FP_CHAIN);
 	if (w->fp & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
-	if (sframe_read(w, w->fp, &next_fp) ||
-	    sframe_read(w, w->fp + WORD, &ra))
+	if (sframe_read(w, w->fp, frame, 2))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 
-	w->ip = ra;
+	w->ip = frame[1];
 	w->sp = w->fp + 2 * WORD;
-	w->fp = next_fp;
+	w->fp = frame[0];
 	w->fp_steps++;
 	return true;
 }
@@ -177,11 +198,11 @@ static bool sframe_at_sigreturn(struct sframe_walk *w)
 {
 	u64 a, b;
 
-	if (sframe_read(w, w->ip, &a))
+	if (sframe_read(w, w->ip, &a, 1))
 		return false;
 	if ((a & SIGRETURN_MUSL_MASK) == SIGRETURN_MUSL)
 		return true;
-	return a == SIGRETURN_GLIBC && !sframe_read(w, w->ip + 8, &b) &&
+	return a == SIGRETURN_GLIBC && !sframe_read(w, w->ip + 8, &b, 1) &&
 	       (b & 0xff) == 0x05;
 }
 
@@ -190,24 +211,24 @@ static bool sframe_at_sigreturn(struct sframe_walk *w)
  * kernel pushed; its uc_mcontext holds the interrupted registers.
  */
 #define UC_MCONTEXT		40	/* flags, link, stack_t */
-#define SIGCONTEXT_BP		80
-#define SIGCONTEXT_SP		120
-#define SIGCONTEXT_IP		128
+#define SIGCONTEXT_BP		80	/* then bx, dx, ax, cx, sp, ip */
+#define SIGCONTEXT_WORDS	7
+#define SIGCONTEXT_SP_WORD	5
+#define SIGCONTEXT_IP_WORD	6
 
 static bool sframe_walk_sigframe(struct sframe_walk *w)
 {
-	u64 mc = w->sp + UC_MCONTEXT, ip, sp, fp;
+	u64 regs[SIGCONTEXT_WORDS];
 
-	if (sframe_read(w, mc + SIGCONTEXT_BP, &fp) ||
-	    sframe_read(w, mc + SIGCONTEXT_SP, &sp) ||
-	    sframe_read(w, mc + SIGCONTEXT_IP, &ip))
+	if (sframe_read(w, w->sp + UC_MCONTEXT + SIGCONTEXT_BP, regs,
+			SIGCONTEXT_WORDS))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
-	if (sp & (WORD - 1))
+	if (regs[SIGCONTEXT_SP_WORD] & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 
-	w->ip = ip;
-	w->sp = sp;
-	w->fp = fp;
+	w->ip = regs[SIGCONTEXT_IP_WORD];
+	w->sp = regs[SIGCONTEXT_SP_WORD];
+	w->fp = regs[0];
 	w->signal_steps++;
 	return true;
 }
@@ -219,33 +240,85 @@ enum sframe_step {
 	SFRAME_STEP_NONE,
 };
 
-/* How to step from the frame at @pc; fills @rule for SFRAME_STEP_RULE. */
+/*
+ * What @sec says of the frame at @pc, by decoding its FDE and FRE:
+ * SFRAME_STEP_NONE when it has no rule there.
+ */
+static enum sframe_step sframe_how_decode(struct sframe_walk *w,
+					  const struct sframe_section *sec,
+					  u64 bias, u64 pc,
+					  struct sframe_rule *rule)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+
+	if (sframe_find_fde(sec, pc - bias, &fde))
+		return SFRAME_STEP_NONE;
+	if (fde.signal)
+		return SFRAME_STEP_SIGNAL;
+	/*
+	 * A return address just past the end of a function is where a
+	 * trampoline without an FDE of its own may start.
+	 */
+	if (pc != w->ip && w->ip - bias == fde.start + fde.size &&
+	    sframe_at_sigreturn(w))
+		return SFRAME_STEP_SIGNAL;
+	if (!sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) &&
+	    !sframe_fre_rule(sec, &fde, &fre, rule))
+		return SFRAME_STEP_RULE;
+	return SFRAME_STEP_NONE;
+}
+
+/* The same answer from the section's flattened table: one search. */
+static enum sframe_step sframe_how_flat(struct sframe_walk *w,
+					const struct sframe_section *sec,
+					u64 bias, u64 pc,
+					const struct sframe_rule **rulep,
+					struct sframe_rule *rule)
+{
+	const struct sframe_flat *flat = sec->flat;
+	s64 rel_pc = (s64)(pc - bias - sec->vaddr), end = 0;
+	u16 row = sframe_flat_find(flat, rel_pc, &end);
+
+	switch (SFRAME_FLAT_KIND(row)) {
+	case SFRAME_FLAT_SIGNAL:
+		return SFRAME_STEP_SIGNAL;
+	case SFRAME_FLAT_DECODE:
+		return sframe_how_decode(w, sec, bias, pc, rule);
+	}
+	/* As above; here pc is w->ip - 1. */
+	if ((row & SFRAME_FLAT_END) && pc != w->ip && rel_pc + 1 == end &&
+	    sframe_at_sigreturn(w))
+		return SFRAME_STEP_SIGNAL;
+	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE)
+		return SFRAME_STEP_NONE;
+	*rulep = &flat->rules[row & SFRAME_FLAT_RULE_MASK];
+	return SFRAME_STEP_RULE;
+}
+
+/*
+ * How to step from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is the
+ * rule, decoded into @rule or found in the section's flattened table.
+ */
 static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 					 const struct sframe_section **secp,
+					 const struct sframe_rule **rulep,
 					 struct sframe_rule *rule)
 {
 	const struct sframe_section *sec;
-	struct sframe_fde fde;
-	struct sframe_fre fre;
+	enum sframe_step how = SFRAME_STEP_NONE;
 	bool fp_ok = true;
 	u64 bias = 0;
 
 	sec = sframe_lookup(w, pc, &bias, &fp_ok);
 	*secp = sec;
-	if (sec && !sframe_find_fde(sec, pc - bias, &fde)) {
-		if (fde.signal)
-			return SFRAME_STEP_SIGNAL;
-		/*
-		 * A return address just past the end of a function is where
-		 * a trampoline without an FDE of its own may start.
-		 */
-		if (pc != w->ip && w->ip - bias == fde.start + fde.size &&
-		    sframe_at_sigreturn(w))
-			return SFRAME_STEP_SIGNAL;
-		if (!sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) &&
-		    !sframe_fre_rule(sec, &fde, &fre, rule))
-			return SFRAME_STEP_RULE;
-	}
+	*rulep = rule;
+	if (sec && sec->flat)
+		how = sframe_how_flat(w, sec, bias, pc, rulep, rule);
+	else if (sec)
+		how = sframe_how_decode(w, sec, bias, pc, rule);
+	if (how != SFRAME_STEP_NONE)
+		return how;
 	if (sframe_at_sigreturn(w))
 		return SFRAME_STEP_SIGNAL;
 	return fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
@@ -260,6 +333,7 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 bool sframe_walk_next(struct sframe_walk *w)
 {
 	const struct sframe_section *sec;
+	const struct sframe_rule *rulep;
 	struct sframe_rule rule;
 	enum sframe_step how;
 	bool stepped;
@@ -268,10 +342,10 @@ bool sframe_walk_next(struct sframe_walk *w)
 	if (w->stop)
 		return false;
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
-	how = sframe_walk_how(w, pc, &sec, &rule);
+	how = sframe_walk_how(w, pc, &sec, &rulep, &rule);
 	switch (how) {
 	case SFRAME_STEP_RULE:
-		stepped = sframe_walk_rule(w, sec, &rule);
+		stepped = sframe_walk_rule(w, sec, rulep);
 		break;
 	case SFRAME_STEP_SIGNAL:
 		stepped = sframe_walk_sigframe(w);

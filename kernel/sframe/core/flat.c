@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flattened lookup table of a validated, sorted section.  Building it
+ * walks every FDE and FRE once, in address order, emitting one row per
+ * place where the answer of a lookup changes; rules are decoded once and
+ * shared.  Two passes over the same code, one to size the table and one to
+ * fill it, so the caller allocates exactly once and the core not at all.
+ */
+#include <sframe/sframe.h>
+#include "read.h"
+
+#define SFRAME_FLAT_HASH_SIZE	(2 * SFRAME_FLAT_MAX_RULES)
+
+/* Where the rows go: nowhere when sizing (starts == NULL). */
+struct sframe_flat_out {
+	struct sframe_flat_builder *b;
+	u32 *starts;
+	u16 *rows;
+	u32 nr;
+	u16 last;
+};
+
+static u32 sframe_loc_hash(u32 h, const struct sframe_loc *loc)
+{
+	return (h ^ loc->kind ^ (u32)loc->reg << 8 ^ (u32)loc->offset << 16 ^
+		(u32)loc->offset >> 16) * 0x9e3779b1U;
+}
+
+static bool sframe_loc_eq(const struct sframe_loc *a,
+			  const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
+}
+
+static bool sframe_rule_eq(const struct sframe_rule *a,
+			   const struct sframe_rule *b)
+{
+	return a->flags == b->flags && sframe_loc_eq(&a->cfa, &b->cfa) &&
+	       sframe_loc_eq(&a->ra, &b->ra) && sframe_loc_eq(&a->fp, &b->fp);
+}
+
+/* The index of @rule in the builder's table, added if new; -E2BIG if full. */
+static int sframe_flat_rule(struct sframe_flat_builder *b,
+			    const struct sframe_rule *rule)
+{
+	u32 h = sframe_loc_hash(rule->flags, &rule->cfa);
+	u32 slot;
+
+	h = sframe_loc_hash(h, &rule->ra);
+	h = sframe_loc_hash(h, &rule->fp);
+	/* Linear probing; the table is never more than half full. */
+	for (slot = h % SFRAME_FLAT_HASH_SIZE; b->hash[slot];
+	     slot = (slot + 1) % SFRAME_FLAT_HASH_SIZE) {
+		if (sframe_rule_eq(&b->rules[b->hash[slot] - 1], rule))
+			return b->hash[slot] - 1;
+	}
+	if (b->nr_rules == SFRAME_FLAT_MAX_RULES)
+		return -E2BIG;
+	b->rules[b->nr_rules] = *rule;
+	b->nr_rules++;
+	b->hash[slot] = (u16)b->nr_rules;	/* index + 1: 0 is empty */
+	return b->nr_rules - 1;
+}
+
+/*
+ * A row from @start on.  One that answers like the row before it adds
+ * nothing, unless that one ends a function: its successor's start is
+ * then the function's end, which lookups need.
+ */
+static void sframe_flat_emit(struct sframe_flat_out *o, u32 start, u16 row)
+{
+	if (o->nr && o->last == row && !(row & SFRAME_FLAT_END))
+		return;
+	if (o->starts) {
+		o->starts[o->nr] = start;
+		o->rows[o->nr] = row;
+	}
+	o->nr++;
+	o->last = row;
+}
+
+/* Mark the last row emitted as the end of the function before @end. */
+static void sframe_flat_mark_end(struct sframe_flat_out *o)
+{
+	o->last |= SFRAME_FLAT_END;
+	if (o->starts)
+		o->rows[o->nr - 1] = o->last;
+}
+
+/* The rows of one FDE, starting at @start (relative to the table's base). */
+static int sframe_flat_fde(const struct sframe_section *sec,
+			   const struct sframe_fde *fde, u32 start,
+			   struct sframe_flat_out *o)
+{
+	struct sframe_rule rule;
+	struct sframe_fre fre;
+	u32 i, offset = fde->fres;
+	bool covered = false;
+	int idx;
+
+	if (fde->signal) {
+		sframe_flat_emit(o, start, SFRAME_FLAT_SIGNAL <<
+					   SFRAME_FLAT_KIND_SHIFT);
+		return 0;
+	}
+	if (fde->pc_type == SFRAME_PC_TYPE_MASK) {
+		sframe_flat_emit(o, start, SFRAME_FLAT_DECODE <<
+					   SFRAME_FLAT_KIND_SHIFT);
+		return 0;
+	}
+	for (i = 0; i < fde->num_fres; i++, offset = fre.next) {
+		if (sframe_read_fre(sec, fde, offset, &fre) ||
+		    sframe_fre_rule(sec, fde, &fre, &rule))
+			return -EINVAL;
+		if (fre.start >= fde->size)
+			break;
+		if (fre.start && !covered)
+			sframe_flat_emit(o, start, SFRAME_FLAT_NONE);
+		covered = true;
+		idx = sframe_flat_rule(o->b, &rule);
+		if (idx < 0)
+			return idx;
+		sframe_flat_emit(o, start + fre.start,
+				 SFRAME_FLAT_RULE << SFRAME_FLAT_KIND_SHIFT | idx);
+	}
+	if (!covered)
+		sframe_flat_emit(o, start, SFRAME_FLAT_NONE);
+	sframe_flat_mark_end(o);
+	return 0;
+}
+
+static int sframe_flat_pass(const struct sframe_section *sec,
+			    struct sframe_flat_out *o)
+{
+	s64 base = sframe_fde_rel_start(sec, 0);
+	struct sframe_fde fde;
+	u64 start, end;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		if (sframe_get_fde(sec, i, &fde))
+			return -EINVAL;
+		/* Sorted and not overlapping: validation checked both. */
+		start = (u64)fde.rel_start - (u64)base;
+		end = start + fde.size;
+		if (end > U32_MAX)
+			return -ERANGE;
+		if (fde.size) {
+			ret = sframe_flat_fde(sec, &fde, (u32)start, o);
+			if (ret)
+				return ret;
+		}
+		if (i + 1 == sec->num_fdes ||
+		    (u64)sframe_fde_rel_start(sec, i + 1) - (u64)base > end)
+			sframe_flat_emit(o, (u32)end, SFRAME_FLAT_NONE);
+	}
+	return 0;
+}
+
+/*
+ * Size the table of @sec in *@bytes, collecting its distinct rules in @b.
+ * -EOPNOTSUPP for a section that cannot have one (unsorted, or no FDE),
+ * -ERANGE when its functions span more than 4 GiB, -E2BIG when it has
+ * more than SFRAME_FLAT_MAX_RULES distinct rules.
+ */
+int sframe_flat_size(const struct sframe_section *sec,
+		     struct sframe_flat_builder *b, size_t *bytes)
+{
+	struct sframe_flat_out o = { .b = b };
+	u32 i;
+	int ret;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED) || !sec->num_fdes)
+		return -EOPNOTSUPP;
+	b->nr_rules = 0;
+	for (i = 0; i < SFRAME_FLAT_HASH_SIZE; i++)
+		b->hash[i] = 0;
+	ret = sframe_flat_pass(sec, &o);
+	if (ret)
+		return ret;
+	b->nr_rows = o.nr;
+	*bytes = b->nr_rules * sizeof(struct sframe_rule) +
+		 o.nr * (sizeof(u32) + sizeof(u16));
+	return 0;
+}
+
+/*
+ * Fill @mem, as many bytes as sframe_flat_size() said with the same @b,
+ * and describe it in @flat.  Attach it with sec->flat = flat.
+ */
+void sframe_flat_build(const struct sframe_section *sec,
+		       struct sframe_flat_builder *b, void *mem,
+		       struct sframe_flat *flat)
+{
+	struct sframe_rule *rules = mem;
+	struct sframe_flat_out o = { .b = b };
+	u32 i;
+
+	for (i = 0; i < b->nr_rules; i++)
+		rules[i] = b->rules[i];
+	o.starts = (u32 *)(rules + b->nr_rules);
+	/* Sizing succeeded, so this pass meets only rules @b already has. */
+	o.rows = (u16 *)(o.starts + b->nr_rows);
+	sframe_flat_pass(sec, &o);
+	*flat = (struct sframe_flat){
+		.rules = rules, .starts = o.starts, .rows = o.rows,
+		.nr_rows = o.nr,
+		.nr_rules = b->nr_rules,
+		.base = sframe_fde_rel_start(sec, 0),
+	};
+}

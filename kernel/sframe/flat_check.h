@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flattened table against the decoder, shared by the KUnit suite and
+ * the user-space test.  At every PC both must give a walk the same answer:
+ * the same kind of step, the same rule, and the same verdict on whether a
+ * return address just past the PC is the end of its function (where a
+ * signal trampoline without an FDE may start).
+ */
+#ifndef _SFRAME_FLAT_CHECK_H
+#define _SFRAME_FLAT_CHECK_H
+
+#include <sframe/sframe.h>
+
+#ifdef __KERNEL__
+#include <linux/slab.h>
+#define flat_check_alloc(n)	kvmalloc(n, GFP_KERNEL)
+#define flat_check_free(p)	kvfree(p)
+#else
+#include <stdlib.h>
+#define flat_check_alloc(n)	malloc(n)
+#define flat_check_free(p)	free(p)
+#endif
+
+/*
+ * Flatten @sec into @flat and attach it; the table's memory, to free with
+ * flat_check_free(), or NULL with the error in *@err.
+ */
+static inline void *flat_check_build(struct sframe_section *sec,
+				     struct sframe_flat *flat, int *err)
+{
+	struct sframe_flat_builder *b = flat_check_alloc(sizeof(*b));
+	size_t bytes = 0;
+	void *mem = NULL;
+
+	*err = -ENOMEM;
+	if (!b)
+		return NULL;
+	*err = sframe_flat_size(sec, b, &bytes);
+	if (!*err) {
+		mem = flat_check_alloc(bytes);
+		if (mem) {
+			sframe_flat_build(sec, b, mem, flat);
+			sec->flat = flat;
+		} else {
+			*err = -ENOMEM;
+		}
+	}
+	flat_check_free(b);
+	return mem;
+}
+
+struct flat_answer {
+	unsigned int kind;		/* enum sframe_flat_kind */
+	bool end;			/* pc + 1 ends the function holding pc */
+	struct sframe_rule rule;	/* for SFRAME_FLAT_RULE */
+};
+
+/* What decoding the FDE and FRE says at @pc (section address space). */
+static inline void flat_check_decoded(const struct sframe_section *sec, u64 pc,
+				      struct flat_answer *a)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+
+	a->kind = SFRAME_FLAT_NONE;
+	a->end = false;
+	if (sframe_find_fde(sec, pc, &fde))
+		return;
+	a->end = pc + 1 == fde.start + fde.size;
+	if (fde.signal)
+		a->kind = SFRAME_FLAT_SIGNAL;
+	else if (fde.pc_type == SFRAME_PC_TYPE_MASK)
+		a->kind = SFRAME_FLAT_DECODE;
+	else if (!sframe_fde_find_fre(sec, &fde, pc, &fre, NULL) &&
+		 !sframe_fre_rule(sec, &fde, &fre, &a->rule))
+		a->kind = SFRAME_FLAT_RULE;
+}
+
+/* What the table says at @pc. */
+static inline void flat_check_table(const struct sframe_section *sec,
+				    const struct sframe_flat *flat, u64 pc,
+				    struct flat_answer *a)
+{
+	s64 rel_pc = (s64)(pc - sec->vaddr), next = 0;
+	u16 row = sframe_flat_find(flat, rel_pc, &next);
+
+	a->kind = SFRAME_FLAT_KIND(row);
+	a->end = (row & SFRAME_FLAT_END) && rel_pc + 1 == next;
+	if (a->kind == SFRAME_FLAT_RULE)
+		a->rule = flat->rules[row & SFRAME_FLAT_RULE_MASK];
+}
+
+static inline bool flat_check_loc_eq(const struct sframe_loc *a,
+				     const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
+}
+
+/* NULL when the table and the decoder agree at @pc, else what differs. */
+static inline const char *flat_check_pc(const struct sframe_section *sec,
+					const struct sframe_flat *flat, u64 pc)
+{
+	struct flat_answer d, t;
+
+	flat_check_decoded(sec, pc, &d);
+	flat_check_table(sec, flat, pc, &t);
+	if (d.kind != t.kind)
+		return "kind of step";
+	/* A walk takes these without looking further. */
+	if (d.kind == SFRAME_FLAT_SIGNAL || d.kind == SFRAME_FLAT_DECODE)
+		return NULL;
+	if (d.end != t.end)
+		return "end of function";
+	if (d.kind == SFRAME_FLAT_RULE &&
+	    (d.rule.flags != t.rule.flags ||
+	     !flat_check_loc_eq(&d.rule.cfa, &t.rule.cfa) ||
+	     !flat_check_loc_eq(&d.rule.ra, &t.rule.ra) ||
+	     !flat_check_loc_eq(&d.rule.fp, &t.rule.fp)))
+		return "rule";
+	return NULL;
+}
+
+/*
+ * Check every PC from a little before the first function to a little
+ * after the last; the number of PCs checked, or 0 with the first PC that
+ * disagrees in *@bad and why in *@why.
+ */
+static inline u64 flat_check_all(const struct sframe_section *sec,
+				 const struct sframe_flat *flat, u64 *bad,
+				 const char **why)
+{
+	struct sframe_fde first, last;
+	u64 pc, from, to;
+
+	if (sframe_get_fde(sec, 0, &first) ||
+	    sframe_get_fde(sec, sec->num_fdes - 1, &last)) {
+		*bad = 0;
+		*why = "no FDE";
+		return 0;
+	}
+	from = first.start - 2;
+	to = last.start + last.size + 2;
+	for (pc = from; pc != to; pc++) {
+		*why = flat_check_pc(sec, flat, pc);
+		if (*why) {
+			*bad = pc;
+			return 0;
+		}
+	}
+	return to - from;
+}
+
+#endif /* _SFRAME_FLAT_CHECK_H */
