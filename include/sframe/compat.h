@@ -19,7 +19,7 @@
 #include <asm/unaligned.h>
 #endif
 #else
-#include <endian.h>
+#include <endian.h>			/* and, through sys/cdefs.h, __always_inline */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>

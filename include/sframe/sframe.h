@@ -205,7 +205,13 @@ struct sframe_span {
  * row of a function, whose end is then the next row's start.  SIGNAL rows
  * cover a whole signal trampoline's FDE; DECODE rows an FDE the table does
  * not flatten (PC-mask FDEs, i.e. PLTs), for which a lookup decodes.
+ *
+ * A block index narrows the search, as the kernel's ORC lookup table does:
+ * for each 2^block_shift bytes of text, the row in force at its start.
+ * Blocks are at least SFRAME_FLAT_MIN_BLOCK_SHIFT bytes and never more
+ * than rows, so the index costs at most 4 bytes a row.
  */
+#define SFRAME_FLAT_MIN_BLOCK_SHIFT	8
 #define SFRAME_FLAT_MAX_RULES	4096
 #define SFRAME_FLAT_RULE_MASK	0x0fff
 #define SFRAME_FLAT_KIND_SHIFT	12
@@ -222,9 +228,12 @@ enum sframe_flat_kind {
 struct sframe_flat {
 	const struct sframe_rule *rules;
 	const u32 *starts;		/* relative to base, non-decreasing */
+	const u32 *blocks;		/* first row of each block */
 	const u16 *rows;
 	u32 nr_rows;
 	u32 nr_rules;
+	u32 nr_blocks;
+	u8 block_shift;
 	s64 base;			/* section-relative address of FDE 0 */
 };
 
@@ -234,6 +243,8 @@ struct sframe_flat_builder {
 	u16 hash[2 * SFRAME_FLAT_MAX_RULES];
 	u32 nr_rules;
 	u32 nr_rows;
+	u32 nr_blocks;
+	u8 block_shift;
 };
 
 int sframe_flat_size(const struct sframe_section *sec,
@@ -250,11 +261,17 @@ void sframe_flat_build(const struct sframe_section *sec,
 static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
 				   s64 *next)
 {
-	u64 delta = (u64)rel_pc - (u64)flat->base;
-	u32 lo = 0, hi = flat->nr_rows;
+	u64 delta = (u64)rel_pc - (u64)flat->base, block;
+	u32 lo, hi;
 
-	if (rel_pc < flat->base || delta > U32_MAX)
+	block = delta >> flat->block_shift;
+	/* Past the last block is past the last function. */
+	if (rel_pc < flat->base || block >= flat->nr_blocks)
 		return SFRAME_FLAT_NONE;
+	/* The block's first row is in force at its start, so at or before delta. */
+	lo = flat->blocks[block] + 1;
+	hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
+					   flat->nr_rows;
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
@@ -263,8 +280,6 @@ static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return SFRAME_FLAT_NONE;
 	/* The last row is the gap after the last function: never END. */
 	if (lo < flat->nr_rows)
 		*next = flat->base + flat->starts[lo];

@@ -25,19 +25,30 @@ enum sframe_walk_stop {
 	SFRAME_NR_STOPS
 };
 
+/*
+ * What the lookup callback says of an IP: the validated section describing
+ * it and its load bias, or no section; whether the frame-pointer chain may
+ * be followed there when the section has no rule for it (always, for
+ * objects without SFrame); and the addresses [start, end) for which the
+ * answer is the same, so that the walk asks again only outside them (an
+ * empty range: ask every time).
+ */
+struct sframe_where {
+	const struct sframe_section *sec;
+	u64 bias;
+	u64 start;
+	u64 end;
+	bool fp_ok;
+};
+
 struct sframe_walk_ops {
 	/*
 	 * Read @n consecutive words from @addr without faulting pages in:
 	 * 0, or -EFAULT if any of them cannot be read.
 	 */
 	int (*read)(void *ctx, u64 addr, u64 *val, unsigned int n);
-	/*
-	 * The validated section describing @ip and its load bias, or NULL.
-	 * *fp_ok: whether the frame-pointer chain may be followed at @ip when
-	 * the section has no rule for it (always, for objects without SFrame).
-	 */
-	const struct sframe_section *(*lookup)(void *ctx, u64 ip, u64 *bias,
-					       bool *fp_ok);
+	/* Fill @where for @ip. */
+	void (*lookup)(void *ctx, u64 ip, struct sframe_where *where);
 	/* DWARF register @reg of the first frame; false if not available. */
 	bool (*reg)(void *ctx, unsigned int reg, u64 *val);
 };
@@ -52,20 +63,23 @@ struct sframe_walk {
 	unsigned int sframe_steps;
 	unsigned int fp_steps;
 	unsigned int signal_steps;	/* through rt_sigframes */
+	struct sframe_where where;	/* the last lookup's answer */
+	struct sframe_rule rule;	/* a rule decoded for this step */
 	const struct sframe_walk_ops *ops;
 	void *ctx;
 };
 
 #ifdef __KERNEL__
-/* The module's callbacks (unwind.c, cache.c), which its walk calls directly. */
+/* The module's callbacks (core/walk.c, cache.c), which its walk calls directly. */
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
-const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
-						bool *fp_ok);
+void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
 #endif
 
 void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
 		       const struct sframe_walk_ops *ops, void *ctx);
 bool sframe_walk_next(struct sframe_walk *w);
+bool sframe_walk_run(struct sframe_walk *w,
+		     bool (*store)(void *cookie, u64 ip), void *cookie);
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
 
 #endif /* _SFRAME_WALK_H */

@@ -569,53 +569,48 @@ void sframe_cache_drop_mm(struct mm_struct *mm)
  * The section covering @ip in the walked mm and its load bias.  Any
  * context; the caller holds rcu_read_lock() for the whole walk, which
  * keeps the map the cursor remembers and its sections alive.  The mm's
- * map is found on the first lookup of a walk, and a frame in the same
- * object as the one before it (most are) needs no search.  This is the
- * walk's lookup callback: its context begins with the cursor.
+ * map is found on the first lookup of a walk; the walk does not ask again
+ * while it stays in the range found.  This is the walk's lookup callback:
+ * its context begins with the cursor.
  */
-const struct sframe_section *sframe_user_lookup(void *ctx, u64 ip, u64 *bias,
-						bool *fp_ok)
+void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
 	struct sframe_cursor *cur = ctx;
-	const struct sframe_range *r = cur->last;
-	const struct sframe_map *map;
+	const struct sframe_range *r;
 	const struct sframe_sec *sec;
 	unsigned int lo, hi;
 
-	*fp_ok = true;
-	if (!r || ip < r->start || ip >= r->end) {
-		if (!cur->map_found) {
-			struct sframe_mm *m = NULL;
+	if (!cur->map_found) {
+		struct sframe_mm *m = NULL;
 
-			if (READ_ONCE(sframe_enabled) && cur->mm)
-				m = sframe_mm_find(cur->mm);
-			cur->map = m ? rcu_dereference(m->map) : NULL;
-			cur->map_found = true;
-		}
-		map = cur->map;
-		if (!map)
-			return NULL;
-		lo = 0;
-		hi = map->nr;
-		while (lo < hi) {
-			unsigned int mid = lo + (hi - lo) / 2;
-
-			if (map->r[mid].start <= ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (!lo || ip >= map->r[lo - 1].end)
-			return NULL;
-		r = &map->r[lo - 1];
-		cur->last = r;
+		if (READ_ONCE(sframe_enabled) && cur->mm)
+			m = sframe_mm_find(cur->mm);
+		cur->map = m ? rcu_dereference(m->map) : NULL;
+		cur->map_found = true;
 	}
+	if (!cur->map)
+		return;
+	lo = 0;
+	hi = cur->map->nr;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (cur->map->r[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || ip >= cur->map->r[lo - 1].end)
+		return;
+	r = &cur->map->r[lo - 1];
+	where->start = r->start;
+	where->end = r->end;
 	sec = sframe_file_sec(r->file);
 	if (!sec)
-		return NULL;
-	*bias = r->bias;
-	*fp_ok = sec->sec.flags & SFRAME_F_FRAME_POINTER;
-	return &sec->sec;
+		return;
+	where->sec = &sec->sec;
+	where->bias = r->bias;
+	where->fp_ok = sec->sec.flags & SFRAME_F_FRAME_POINTER;
 }
 
 /* ---- the worker ---- */

@@ -74,11 +74,9 @@ void sframe_cache_scan_tasks(void);
  * walk's context starts with it: see sframe_user_lookup() (walk.h).
  */
 struct sframe_map;
-struct sframe_range;
 struct sframe_cursor {
 	struct mm_struct *mm;
 	const struct sframe_map *map;	/* looked up on first use */
-	const struct sframe_range *last; /* the previous frame's range */
 	bool map_found;
 };
 

@@ -26,14 +26,6 @@ struct sframe_user_ctx {
 	const struct pt_regs *regs;
 };
 
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
-{
-	if (copy_from_user_nofault(val, (const void __user *)addr,
-				   n * sizeof(*val)))
-		return -EFAULT;
-	return 0;
-}
-
 /* x86-64 DWARF register numbers 0-15 in pt_regs. */
 static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 {
@@ -69,17 +61,12 @@ static bool sframe_walk_user_raw(const struct pt_regs *regs,
 		.cur = { .mm = current->mm },
 		.regs = regs,
 	};
-	bool full = false;
+	bool full;
 
 	rcu_read_lock();
 	sframe_walk_start(w, regs->ip, regs->sp, regs->bp, &sframe_user_ops,
 			  &ctx);
-	while (sframe_walk_next(w)) {
-		if (!store(cookie, w->ip)) {
-			full = true;
-			break;
-		}
-	}
+	full = sframe_walk_run(w, store, cookie);
 	rcu_read_unlock();
 	return full;
 }
@@ -333,7 +320,9 @@ static u64 sframe_bench_ps(const u64 *ns, const u64 *frames, unsigned int k)
 static u64 sframe_bench_ratio(const u64 *ns, const u64 *frames,
 			      unsigned int k)
 {
-	return div64_u64(ns[0] * 1000 * frames[k], ns[k] * frames[0] ?: 1);
+	u64 div = ns[k] * frames[0];
+
+	return div ? div64_u64(ns[0] * 1000 * frames[k], div) : 0;
 }
 
 static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,

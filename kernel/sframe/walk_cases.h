@@ -221,6 +221,7 @@ static const struct walk_case walk_cases[] = {
 struct walk_env {
 	const struct walk_case *c;
 	const struct sframe_section *sec;
+	unsigned int lookups;		/* calls of the lookup callback */
 	u64 stack[WALK_STACK_WORDS];
 };
 
@@ -262,18 +263,25 @@ static int walk_env_read(void *ctx, u64 addr, u64 *val, unsigned int n)
 	return 0;
 }
 
-static const struct sframe_section *walk_env_lookup(void *ctx, u64 ip,
-						    u64 *bias, bool *fp_ok)
+/* Text below no_sframe_below has no section; the rest has env->sec. */
+static void walk_env_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
 	struct walk_env *env = ctx;
+	u64 split = TEXT(env->c->no_sframe_below);
 
-	*bias = WALK_BIAS;
-	if (ip - WALK_BIAS < env->c->no_sframe_below) {
-		*fp_ok = true;
-		return NULL;
+	env->lookups++;
+	if (ip < WALK_BIAS)
+		return;
+	where->bias = WALK_BIAS;
+	if (ip < split) {
+		where->start = WALK_BIAS;
+		where->end = split;
+		return;
 	}
-	*fp_ok = env->c->fp_ok;
-	return env->sec;
+	where->start = split;
+	where->end = TEXT(0x100000);
+	where->sec = env->sec;
+	where->fp_ok = env->c->fp_ok;
 }
 
 static bool walk_env_reg(void *ctx, unsigned int reg, u64 *val)
@@ -302,6 +310,7 @@ static enum sframe_walk_stop walk_case_run(const struct walk_case *c,
 
 	env->c = c;
 	env->sec = sec;
+	env->lookups = 0;
 	for (i = 0; i < WALK_STACK_WORDS; i++)
 		env->stack[i] = 0xdeadbeefdeadbeefULL;
 	for (i = 0; i < ARRAY_SIZE(c->words); i++)

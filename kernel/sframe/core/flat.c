@@ -18,6 +18,7 @@ struct sframe_flat_out {
 	u16 *rows;
 	u32 nr;
 	u16 last;
+	u32 last_start;
 };
 
 static u32 sframe_loc_hash(u32 h, const struct sframe_loc *loc)
@@ -77,6 +78,7 @@ static void sframe_flat_emit(struct sframe_flat_out *o, u32 start, u16 row)
 	}
 	o->nr++;
 	o->last = row;
+	o->last_start = start;
 }
 
 /* Mark the last row emitted as the end of the function before @end. */
@@ -180,8 +182,13 @@ int sframe_flat_size(const struct sframe_section *sec,
 	if (ret)
 		return ret;
 	b->nr_rows = o.nr;
+	/* Blocks up to the last row's start: the end of the last function. */
+	b->block_shift = SFRAME_FLAT_MIN_BLOCK_SHIFT;
+	while (((u64)o.last_start >> b->block_shift) + 1 > o.nr)
+		b->block_shift++;
+	b->nr_blocks = (o.last_start >> b->block_shift) + 1;
 	*bytes = b->nr_rules * sizeof(struct sframe_rule) +
-		 o.nr * (sizeof(u32) + sizeof(u16));
+		 (o.nr + b->nr_blocks) * sizeof(u32) + o.nr * sizeof(u16);
 	return 0;
 }
 
@@ -195,18 +202,27 @@ void sframe_flat_build(const struct sframe_section *sec,
 {
 	struct sframe_rule *rules = mem;
 	struct sframe_flat_out o = { .b = b };
-	u32 i;
+	u32 i, row = 0, *blocks;
 
 	for (i = 0; i < b->nr_rules; i++)
 		rules[i] = b->rules[i];
 	o.starts = (u32 *)(rules + b->nr_rules);
+	blocks = o.starts + b->nr_rows;
+	o.rows = (u16 *)(blocks + b->nr_blocks);
 	/* Sizing succeeded, so this pass meets only rules @b already has. */
-	o.rows = (u16 *)(o.starts + b->nr_rows);
 	sframe_flat_pass(sec, &o);
+
+	/* Each block's first row: the last one starting at or before it. */
+	for (i = 0; i < b->nr_blocks; i++) {
+		while (row + 1 < o.nr &&
+		       o.starts[row + 1] <= (u64)i << b->block_shift)
+			row++;
+		blocks[i] = row;
+	}
 	*flat = (struct sframe_flat){
-		.rules = rules, .starts = o.starts, .rows = o.rows,
-		.nr_rows = o.nr,
-		.nr_rules = b->nr_rules,
+		.rules = rules, .starts = o.starts, .blocks = blocks,
+		.rows = o.rows, .nr_rows = o.nr, .nr_rules = b->nr_rules,
+		.nr_blocks = b->nr_blocks, .block_shift = b->block_shift,
 		.base = sframe_fde_rel_start(sec, 0),
 	};
 }

@@ -16,17 +16,30 @@
  */
 #ifdef SFRAME_WALK_USER_OPS
 #include <linux/indirect_call_wrapper.h>
+#include <linux/uaccess.h>
+
+/*
+ * The module's read callback is defined here, so that the walk's reads
+ * inline it: copy_from_user_nofault() never faults pages in, and refuses
+ * when the sampled task's mm is not the loaded one (nmi_uaccess_okay()).
+ */
+int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
+{
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   n * sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
 
 #define sframe_read(w, addr, val, n)					\
 	INDIRECT_CALL_1((w)->ops->read, sframe_user_read, (w)->ctx,	\
 			addr, val, n)
-#define sframe_lookup(w, ip, bias, fp_ok)				\
+#define sframe_lookup(w, ip, where)					\
 	INDIRECT_CALL_1((w)->ops->lookup, sframe_user_lookup, (w)->ctx,	\
-			ip, bias, fp_ok)
+			ip, where)
 #else
 #define sframe_read(w, addr, val, n)	((w)->ops->read((w)->ctx, addr, val, n))
-#define sframe_lookup(w, ip, bias, fp_ok)				\
-	((w)->ops->lookup((w)->ctx, ip, bias, fp_ok))
+#define sframe_lookup(w, ip, where)	((w)->ops->lookup((w)->ctx, ip, where))
 #endif
 
 static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
@@ -63,10 +76,13 @@ static bool sframe_walk_fail(struct sframe_walk *w, enum sframe_walk_stop stop)
 	return false;
 }
 
-/* SP and FP are known in every frame; other registers only in the first. */
-static bool sframe_reg_value(struct sframe_walk *w,
-			     const struct sframe_section *sec,
-			     unsigned int reg, u64 *val)
+/*
+ * SP and FP are known in every frame; other registers only in the first.
+ * Every SFrame step asks for the CFA's base: inline, not a call.
+ */
+static __always_inline bool sframe_reg_value(struct sframe_walk *w,
+					     const struct sframe_section *sec,
+					     unsigned int reg, u64 *val)
 {
 	if (reg == sec->sp_reg) {
 		*val = w->sp;
@@ -298,30 +314,32 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 
 /*
  * How to step from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is the
- * rule, decoded into @rule or found in the section's flattened table.
+ * rule, found in the section's flattened table or decoded into w->rule.
+ * The section is looked up again only when @pc leaves the range of the
+ * last answer: most frames are in the same object as the one before.
  */
 static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
-					 const struct sframe_section **secp,
-					 const struct sframe_rule **rulep,
-					 struct sframe_rule *rule)
+					 const struct sframe_rule **rulep)
 {
-	const struct sframe_section *sec;
+	struct sframe_where *where = &w->where;
 	enum sframe_step how = SFRAME_STEP_NONE;
-	bool fp_ok = true;
-	u64 bias = 0;
 
-	sec = sframe_lookup(w, pc, &bias, &fp_ok);
-	*secp = sec;
-	*rulep = rule;
-	if (sec && sec->flat)
-		how = sframe_how_flat(w, sec, bias, pc, rulep, rule);
-	else if (sec)
-		how = sframe_how_decode(w, sec, bias, pc, rule);
+	if (pc < where->start || pc >= where->end) {
+		*where = (struct sframe_where){ .fp_ok = true };
+		sframe_lookup(w, pc, where);
+	}
+	*rulep = &w->rule;
+	if (where->sec && where->sec->flat)
+		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep,
+				      &w->rule);
+	else if (where->sec)
+		how = sframe_how_decode(w, where->sec, where->bias, pc,
+					&w->rule);
 	if (how != SFRAME_STEP_NONE)
 		return how;
 	if (sframe_at_sigreturn(w))
 		return SFRAME_STEP_SIGNAL;
-	return fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
+	return where->fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
 }
 
 /*
@@ -330,11 +348,9 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
  * the walk is over and w->stop says why.  A return address is looked up
  * at IP - 1 (the call instruction), an interrupted IP at itself.
  */
-bool sframe_walk_next(struct sframe_walk *w)
+static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
-	const struct sframe_section *sec;
 	const struct sframe_rule *rulep;
-	struct sframe_rule rule;
 	enum sframe_step how;
 	bool stepped;
 	u64 pc;
@@ -342,10 +358,10 @@ bool sframe_walk_next(struct sframe_walk *w)
 	if (w->stop)
 		return false;
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
-	how = sframe_walk_how(w, pc, &sec, &rulep, &rule);
+	how = sframe_walk_how(w, pc, &rulep);
 	switch (how) {
 	case SFRAME_STEP_RULE:
-		stepped = sframe_walk_rule(w, sec, rulep);
+		stepped = sframe_walk_rule(w, w->where.sec, rulep);
 		break;
 	case SFRAME_STEP_SIGNAL:
 		stepped = sframe_walk_sigframe(w);
@@ -364,4 +380,29 @@ bool sframe_walk_next(struct sframe_walk *w)
 	if (!w->ip)
 		return sframe_walk_fail(w, SFRAME_STOP_IP_ZERO);
 	return true;
+}
+
+/*
+ * Step on to the end, handing each caller's IP to @store; true if @store
+ * ended the walk by returning false.  One call for the whole walk.
+ */
+bool sframe_walk_run(struct sframe_walk *w,
+		     bool (*store)(void *cookie, u64 ip), void *cookie)
+{
+	while (sframe_walk_step(w)) {
+		if (!store(cookie, w->ip))
+			return true;
+	}
+	return false;
+}
+
+static bool sframe_walk_one(void *cookie, u64 ip)
+{
+	return false;
+}
+
+/* One step: true if it was made. */
+bool sframe_walk_next(struct sframe_walk *w)
+{
+	return sframe_walk_run(w, sframe_walk_one, NULL);
 }

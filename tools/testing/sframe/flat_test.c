@@ -5,6 +5,9 @@
  * sidecars sframectl gen makes.  Sections that cannot have a table
  * (unsorted FDEs) must say so with -EOPNOTSUPP.  The shared checks are
  * those the KUnit suite runs in the kernel (kernel/sframe/flat_check.h).
+ * Sections made here with sframectl's encoder cover the edges real ones
+ * rarely have: empty and adjacent functions, functions whose first row
+ * starts late, too many distinct rules, functions 4 GiB apart.
  *
  * usage: flat_test [--raw] FILE...
  */
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sframectl/gen.h"
 #include "../../sframectl/sframectl.h"
 #include "../../../kernel/sframe/flat_check.h"
 #include "tap.h"
@@ -87,9 +91,12 @@ static void check_file(const char *path, bool raw)
 		kinds[SFRAME_FLAT_KIND(flat.rows[i])]++;
 		ends += !!(flat.rows[i] & SFRAME_FLAT_END);
 	}
-	tap_diag("rows: %u none, %u rule, %u signal, %u decode; %u ends",
+	tap_diag("rows: %u none, %u rule, %u signal, %u decode; %u ends; %u blocks of %u bytes",
 		 kinds[SFRAME_FLAT_NONE], kinds[SFRAME_FLAT_RULE],
-		 kinds[SFRAME_FLAT_SIGNAL], kinds[SFRAME_FLAT_DECODE], ends);
+		 kinds[SFRAME_FLAT_SIGNAL], kinds[SFRAME_FLAT_DECODE], ends,
+		 flat.nr_blocks, 1U << flat.block_shift);
+	tap_ok(flat.nr_blocks <= flat.nr_rows, "%s: no more blocks than rows",
+	       path);
 
 	n = flat_check_all(&sec, &flat, &bad, &why);
 	if (!tap_ok(n > 0, "%s: table and decoder agree at all %" PRIu64 " PCs",
@@ -101,6 +108,107 @@ static void check_file(const char *path, bool raw)
 	sframe_input_free(&in);
 }
 
+#define SP	7
+#define FP	6
+
+static struct gen_rule sp_rule(s64 cfa_off)
+{
+	return (struct gen_rule){
+		.cfa = { .kind = GEN_LOC_REG, .reg = SP, .off = cfa_off },
+		.ra = { .kind = GEN_LOC_AT_CFA, .off = -8 },
+	};
+}
+
+/* Encode, validate and flatten; sframe_flat_size()'s result. */
+static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
+		const struct gen_fre *fres, bool check)
+{
+	static struct sframe_flat_builder b;
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	const char *why = NULL;
+	size_t size, bytes = 0;
+	u8 *data, *mem;
+	u64 bad = 0;
+	int ret;
+
+	data = gen_encode(fdes, nfdes, fres, 0x10000, &size);
+	if (!data || sframe_validate(&sec, data, (u32)size, 0x10000,
+				     SFRAME_REQUIRE_SORTED, NULL)) {
+		tap_ok(false, "%s: encodes and validates", name);
+		free(data);
+		return -EINVAL;
+	}
+	ret = sframe_flat_size(&sec, &b, &bytes);
+	if (!ret && check) {
+		mem = malloc(bytes);
+		if (!mem) {
+			perror("malloc");
+			exit(2);
+		}
+		sframe_flat_build(&sec, &b, mem, &flat);
+		if (!tap_ok(flat_check_all(&sec, &flat, &bad, &why) > 0,
+			    "%s: table and decoder agree at every PC", name))
+			tap_diag("first disagreement at 0x%" PRIx64 ": %s",
+				 bad, why);
+		free(mem);
+	}
+	free(data);
+	return ret;
+}
+
+static void check_made(void)
+{
+	/* 0x20000 + n: empty, then one at the same start, adjacent, gap. */
+	static const struct gen_fde edges[] = {
+		{ .start = 0x20000, .size = 0, .first = 0, .num = 0 },
+		{ .start = 0x20000, .size = 0x10, .first = 0, .num = 2 },
+		{ .start = 0x20010, .size = 0x10, .first = 2, .num = 1 },
+		{ .start = 0x20020, .size = 0x8, .first = 3, .num = 0 },
+		{ .start = 0x20040, .size = 0x20, .first = 3, .num = 2 },
+		{ .start = 0x20060, .size = 0x4, .first = 5, .num = 1,
+		  .signal = true },
+		{ .start = 0x20070, .size = 0x30, .first = 6, .num = 1,
+		  .pc_type = SFRAME_PC_TYPE_MASK, .rep_size = 0x10 },
+		{ .start = 0x200a0, .size = 0x10, .first = 7, .num = 2 },
+	};
+	static struct gen_fre efres[9];
+	static struct gen_fde many[SFRAME_FLAT_MAX_RULES + 1];
+	static struct gen_fre mfres[SFRAME_FLAT_MAX_RULES + 1];
+	struct gen_fde far[2];
+	u32 i;
+
+	efres[0] = (struct gen_fre){ 0, sp_rule(8) };
+	efres[1] = (struct gen_fre){ 1, sp_rule(16) };
+	efres[2] = (struct gen_fre){ 0, sp_rule(16) };	/* as the row before */
+	efres[3] = (struct gen_fre){ 4, sp_rule(8) };	/* starts late */
+	efres[4] = (struct gen_fre){ 0x10, sp_rule(24) };
+	efres[5] = (struct gen_fre){ 0, sp_rule(8) };
+	efres[6] = (struct gen_fre){ 0, sp_rule(8) };
+	efres[7] = (struct gen_fre){ 0, sp_rule(8) };
+	efres[8] = (struct gen_fre){ 0xf, sp_rule(16) };
+	tap_ok(made("edges", edges, ARRAY_SIZE(edges), efres, true) == 0,
+	       "edges: flattened");
+
+	/* One distinct rule per function: the last one is one too many. */
+	for (i = 0; i <= SFRAME_FLAT_MAX_RULES; i++) {
+		many[i] = (struct gen_fde){ .start = 0x20000 + 16 * i,
+					    .size = 16, .first = i, .num = 1 };
+		mfres[i] = (struct gen_fre){ 0, sp_rule(8 * (i + 1)) };
+	}
+	tap_ok(made("4096 rules", many, SFRAME_FLAT_MAX_RULES, mfres,
+		    true) == 0, "4096 distinct rules: flattened");
+	tap_ok(made("4097 rules", many, SFRAME_FLAT_MAX_RULES + 1, mfres,
+		    false) == -E2BIG, "4097 distinct rules: -E2BIG");
+
+	/* Functions 4 GiB apart: row starts are 32-bit. */
+	far[0] = many[0];
+	far[1] = many[1];
+	far[1].start = far[0].start + 0x100000000ULL;
+	tap_ok(made("4 GiB apart", far, 2, mfres, false) == -ERANGE,
+	       "functions 4 GiB apart: -ERANGE");
+}
+
 int main(int argc, char **argv)
 {
 	bool raw = false;
@@ -110,6 +218,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--raw] FILE...\n", argv[0]);
 		return 2;
 	}
+	check_made();
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--raw")) {
 			raw = true;

@@ -34,6 +34,10 @@ static void run_cases(const struct sframe_section *sec, const char *how)
 				tap_diag("frame %u: 0x%" PRIx64, k, got[k]);
 			tap_diag("stopped: %s", sframe_walk_stop_str(stop));
 		}
+		/* Every frame in one object: the walk asks once. */
+		if (!c->no_sframe_below && !c->tramp)
+			tap_ok(env.lookups == 1, "%s, %s: one lookup (%u)",
+			       c->name, how, env.lookups);
 	}
 }
 
