@@ -176,6 +176,8 @@ s32 sframe_fre_word(const struct sframe_fre *fre, unsigned int i);
 int sframe_fre_rule(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, const struct sframe_fre *fre,
 		    struct sframe_rule *rule);
+bool sframe_rule_equal(const struct sframe_rule *a,
+		       const struct sframe_rule *b);
 
 u32 sframe_index_entries(const struct sframe_section *sec);
 void sframe_index_build(struct sframe_section *sec, u32 *index);
@@ -247,6 +249,20 @@ struct sframe_flat_builder {
 	u8 block_shift;
 };
 
+/* The first of @a[@lo..@hi) above @key, or @hi; @a is sorted. */
+static inline u32 sframe_u32_upper(const u32 *a, u32 lo, u32 hi, u64 key)
+{
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int sframe_flat_size(const struct sframe_section *sec,
 		     struct sframe_flat_builder *b, size_t *bytes);
 void sframe_flat_build(const struct sframe_section *sec,
@@ -262,28 +278,21 @@ static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
 				   s64 *next)
 {
 	u64 delta = (u64)rel_pc - (u64)flat->base, block;
-	u32 lo, hi;
+	u32 hi, row;
 
 	block = delta >> flat->block_shift;
 	/* Past the last block is past the last function. */
 	if (rel_pc < flat->base || block >= flat->nr_blocks)
 		return SFRAME_FLAT_NONE;
 	/* The block's first row is in force at its start, so at or before delta. */
-	lo = flat->blocks[block] + 1;
 	hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
 					   flat->nr_rows;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (flat->starts[mid] <= delta)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	row = sframe_u32_upper(flat->starts, flat->blocks[block] + 1, hi,
+			       delta);
 	/* The last row is the gap after the last function: never END. */
-	if (lo < flat->nr_rows)
-		*next = flat->base + flat->starts[lo];
-	return flat->rows[lo - 1];
+	if (row < flat->nr_rows)
+		*next = flat->base + flat->starts[row];
+	return flat->rows[row - 1];
 }
 
 int sframe_fdes_within(const struct sframe_section *sec,

@@ -90,12 +90,6 @@ static inline void flat_check_table(const struct sframe_section *sec,
 		a->rule = flat->rules[row & SFRAME_FLAT_RULE_MASK];
 }
 
-static inline bool flat_check_loc_eq(const struct sframe_loc *a,
-				     const struct sframe_loc *b)
-{
-	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
-}
-
 /* NULL when the table and the decoder agree at @pc, else what differs. */
 static inline const char *flat_check_pc(const struct sframe_section *sec,
 					const struct sframe_flat *flat, u64 pc)
@@ -111,11 +105,7 @@ static inline const char *flat_check_pc(const struct sframe_section *sec,
 		return NULL;
 	if (d.end != t.end)
 		return "end of function";
-	if (d.kind == SFRAME_FLAT_RULE &&
-	    (d.rule.flags != t.rule.flags ||
-	     !flat_check_loc_eq(&d.rule.cfa, &t.rule.cfa) ||
-	     !flat_check_loc_eq(&d.rule.ra, &t.rule.ra) ||
-	     !flat_check_loc_eq(&d.rule.fp, &t.rule.fp)))
+	if (d.kind == SFRAME_FLAT_RULE && !sframe_rule_equal(&d.rule, &t.rule))
 		return "rule";
 	return NULL;
 }

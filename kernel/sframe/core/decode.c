@@ -319,6 +319,21 @@ enum sframe_reason sframe_decode_rule(const struct sframe_section *sec,
 	return sframe_default_rule(sec, fre, rule);
 }
 
+static bool sframe_loc_equal(const struct sframe_loc *a,
+			     const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
+}
+
+/* Field by field: struct padding is not part of a rule. */
+bool sframe_rule_equal(const struct sframe_rule *a,
+		       const struct sframe_rule *b)
+{
+	return a->flags == b->flags && sframe_loc_equal(&a->cfa, &b->cfa) &&
+	       sframe_loc_equal(&a->ra, &b->ra) &&
+	       sframe_loc_equal(&a->fp, &b->fp);
+}
+
 int sframe_get_fde(const struct sframe_section *sec, u32 index,
 		   struct sframe_fde *fde)
 {

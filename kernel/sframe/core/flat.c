@@ -27,19 +27,6 @@ static u32 sframe_loc_hash(u32 h, const struct sframe_loc *loc)
 		(u32)loc->offset >> 16) * 0x9e3779b1U;
 }
 
-static bool sframe_loc_eq(const struct sframe_loc *a,
-			  const struct sframe_loc *b)
-{
-	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
-}
-
-static bool sframe_rule_eq(const struct sframe_rule *a,
-			   const struct sframe_rule *b)
-{
-	return a->flags == b->flags && sframe_loc_eq(&a->cfa, &b->cfa) &&
-	       sframe_loc_eq(&a->ra, &b->ra) && sframe_loc_eq(&a->fp, &b->fp);
-}
-
 /* The index of @rule in the builder's table, added if new; -E2BIG if full. */
 static int sframe_flat_rule(struct sframe_flat_builder *b,
 			    const struct sframe_rule *rule)
@@ -52,7 +39,7 @@ static int sframe_flat_rule(struct sframe_flat_builder *b,
 	/* Linear probing; the table is never more than half full. */
 	for (slot = h % SFRAME_FLAT_HASH_SIZE; b->hash[slot];
 	     slot = (slot + 1) % SFRAME_FLAT_HASH_SIZE) {
-		if (sframe_rule_eq(&b->rules[b->hash[slot] - 1], rule))
+		if (sframe_rule_equal(&b->rules[b->hash[slot] - 1], rule))
 			return b->hash[slot] - 1;
 	}
 	if (b->nr_rules == SFRAME_FLAT_MAX_RULES)

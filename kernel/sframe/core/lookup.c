@@ -44,20 +44,13 @@ static void sframe_index_narrow(const struct sframe_section *sec, s64 rel_pc,
 				u32 *lo, u32 *hi)
 {
 	u64 delta = (u64)rel_pc - (u64)sec->index_base;
-	u32 l = 0, h = sec->index_entries;
+	u32 l;
 
 	if (rel_pc < sec->index_base) {
 		*hi = 0;
 		return;
 	}
-	while (l < h) {
-		u32 mid = l + (h - l) / 2;
-
-		if (sec->index[mid] <= delta)
-			l = mid + 1;
-		else
-			h = mid;
-	}
+	l = sframe_u32_upper(sec->index, 0, sec->index_entries, delta);
 	/* l >= 1: index[0] is 0 and delta >= 0. */
 	*lo = (l - 1) * SFRAME_INDEX_STRIDE;
 	if (l < sec->index_entries)

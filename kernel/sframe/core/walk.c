@@ -257,30 +257,33 @@ enum sframe_step {
 };
 
 /*
- * What @sec says of the frame at @pc, by decoding its FDE and FRE:
- * SFRAME_STEP_NONE when it has no rule there.
+ * A return address just past the end of a function (@at_end) is where a
+ * trampoline without an FDE of its own may start.  Only a return address:
+ * an interrupted IP (pc == w->ip) is inside its function.
+ */
+static bool sframe_tramp_after(struct sframe_walk *w, u64 pc, bool at_end)
+{
+	return pc != w->ip && at_end && sframe_at_sigreturn(w);
+}
+
+/*
+ * What @sec says of the frame at @pc, by decoding its FDE and FRE into
+ * w->rule: SFRAME_STEP_NONE when it has no rule there.
  */
 static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 					  const struct sframe_section *sec,
-					  u64 bias, u64 pc,
-					  struct sframe_rule *rule)
+					  u64 bias, u64 pc)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
 
 	if (sframe_find_fde(sec, pc - bias, &fde))
 		return SFRAME_STEP_NONE;
-	if (fde.signal)
-		return SFRAME_STEP_SIGNAL;
-	/*
-	 * A return address just past the end of a function is where a
-	 * trampoline without an FDE of its own may start.
-	 */
-	if (pc != w->ip && w->ip - bias == fde.start + fde.size &&
-	    sframe_at_sigreturn(w))
+	if (fde.signal ||
+	    sframe_tramp_after(w, pc, w->ip - bias == fde.start + fde.size))
 		return SFRAME_STEP_SIGNAL;
 	if (!sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) &&
-	    !sframe_fre_rule(sec, &fde, &fre, rule))
+	    !sframe_fre_rule(sec, &fde, &fre, &w->rule))
 		return SFRAME_STEP_RULE;
 	return SFRAME_STEP_NONE;
 }
@@ -289,8 +292,7 @@ static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
-					const struct sframe_rule **rulep,
-					struct sframe_rule *rule)
+					const struct sframe_rule **rulep)
 {
 	const struct sframe_flat *flat = sec->flat;
 	s64 rel_pc = (s64)(pc - bias - sec->vaddr), end = 0;
@@ -300,11 +302,11 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 	case SFRAME_FLAT_SIGNAL:
 		return SFRAME_STEP_SIGNAL;
 	case SFRAME_FLAT_DECODE:
-		return sframe_how_decode(w, sec, bias, pc, rule);
+		return sframe_how_decode(w, sec, bias, pc);
 	}
-	/* As above; here pc is w->ip - 1. */
-	if ((row & SFRAME_FLAT_END) && pc != w->ip && rel_pc + 1 == end &&
-	    sframe_at_sigreturn(w))
+	/* pc is w->ip - 1 when it matters. */
+	if (sframe_tramp_after(w, pc, (row & SFRAME_FLAT_END) &&
+				      rel_pc + 1 == end))
 		return SFRAME_STEP_SIGNAL;
 	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE)
 		return SFRAME_STEP_NONE;
@@ -330,11 +332,9 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 	}
 	*rulep = &w->rule;
 	if (where->sec && where->sec->flat)
-		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep,
-				      &w->rule);
+		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep);
 	else if (where->sec)
-		how = sframe_how_decode(w, where->sec, where->bias, pc,
-					&w->rule);
+		how = sframe_how_decode(w, where->sec, where->bias, pc);
 	if (how != SFRAME_STEP_NONE)
 		return how;
 	if (sframe_at_sigreturn(w))

@@ -127,16 +127,8 @@ static double now_ns(void)
 /* The yardstick: last start <= pc in a sorted u32 array, then a size check. */
 static int plain_search(const struct synth *s, u32 pc)
 {
-	u32 lo = 0, hi = s->n;
+	u32 lo = sframe_u32_upper(s->starts, 0, s->n, pc);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (s->starts[mid] <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && pc - s->starts[lo - 1] < s->sizes[lo - 1] ? (int)lo - 1 : -1;
 }
 
