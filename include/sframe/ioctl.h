@@ -6,6 +6,14 @@
  * section and uses it for every mapping of that file, present and future,
  * until it is unloaded or the file changes.  Reading the device lists the
  * sidecars loaded.  Others get -EPERM.
+ *
+ * The module binds a sidecar to the file the descriptor names (the real
+ * inode where the path is on an overlay), and with SFRAME_SIDECAR_BUILD_ID
+ * only if the file's NT_GNU_BUILD_ID note is the one given (else -ESTALE):
+ * read the ELF through the same descriptor that is handed in, and a file
+ * replaced meanwhile cannot get a sidecar made for other code.
+ * SFRAME_SIDECAR_VDSO hands in the section of the running kernel's vDSO
+ * instead (fd is -1; the build ID, required, must be the vDSO's).
  */
 #ifndef _SFRAME_IOCTL_H
 #define _SFRAME_IOCTL_H
@@ -15,17 +23,24 @@
 
 #define SFRAME_DEVICE		"/dev/sframe_unwind"
 
+#define SFRAME_SIDECAR_BUILD_ID	0x1	/* build_id must match the file's */
+#define SFRAME_SIDECAR_VDSO	0x2	/* for the vDSO, not a file */
+#define SFRAME_BUILD_ID_MAX	64
+
 struct sframe_sidecar_load {
 	__s32 fd;		/* the ELF file, open for reading */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* SFRAME_SIDECAR_* */
 	__u64 vaddr;		/* link address the section assumes */
 	__u64 data;		/* pointer to the section's bytes */
 	__u64 size;		/* and their number */
+	__u32 build_id_size;	/* bytes of build_id used, with BUILD_ID */
+	__u32 reserved;		/* must be 0 */
+	__u8 build_id[SFRAME_BUILD_ID_MAX];
 };
 
 struct sframe_sidecar_unload {
 	__s32 fd;		/* the ELF file */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* must be 0, or SFRAME_SIDECAR_VDSO (fd -1) */
 };
 
 #define SFRAME_IOC_MAGIC	0xb5
