@@ -8,6 +8,7 @@
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
 #include <linux/mm_types.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 
@@ -16,7 +17,7 @@
 struct sframe_hook {
 	const char *func;
 	void *target;			/* replacement, or NULL for observers */
-	void (*observe)(unsigned long arg0);
+	void (*observe)(struct pt_regs *regs);
 	struct ftrace_ops ops;
 	bool registered;
 };
@@ -33,22 +34,45 @@ static void notrace sframe_hook_fn(unsigned long ip, unsigned long parent_ip,
 	if (h->target)
 		regs->ip = (unsigned long)h->target;
 	else
-		h->observe(regs->di);
+		h->observe(regs);
 }
 
-static void sframe_observe_mmap(unsigned long vma)
+static void *sframe_arg(struct pt_regs *regs, unsigned int n)
 {
-	sframe_cache_mapping((struct vm_area_struct *)vma);
+	return (void *)regs_get_kernel_argument(regs, n);
 }
 
-static void sframe_observe_vma_free(unsigned long vma)
+/* perf_event_mmap(vma) */
+static void sframe_observe_mmap(struct pt_regs *regs)
 {
-	sframe_cache_unmapping((struct vm_area_struct *)vma);
+	sframe_vma_mapped(sframe_arg(regs, 0));
 }
 
-static void sframe_observe_exit_mmap(unsigned long mm)
+/* vm_area_free(vma) */
+static void sframe_observe_vma_free(struct pt_regs *regs)
 {
-	sframe_cache_drop_mm((struct mm_struct *)mm);
+	sframe_vma_freed(sframe_arg(regs, 0));
+}
+
+/* copy_vma(&vma, addr, len, pgoff, &need_rmap_locks), for mremap */
+static void sframe_observe_copy_vma(struct pt_regs *regs)
+{
+	struct vm_area_struct **vmap = sframe_arg(regs, 0);
+
+	sframe_vma_moving(*vmap, regs_get_kernel_argument(regs, 1),
+			  regs_get_kernel_argument(regs, 2));
+}
+
+/* perf_event_fork(child), late in copy_process() */
+static void sframe_observe_fork(struct pt_regs *regs)
+{
+	sframe_mm_forked(sframe_arg(regs, 0));
+}
+
+/* exit_mmap(mm) */
+static void sframe_observe_exit_mmap(struct pt_regs *regs)
+{
+	sframe_mm_exit(sframe_arg(regs, 0));
 }
 
 #define SFRAME_OBSERVER(name, fn) { .func = name, .observe = fn }
@@ -58,6 +82,8 @@ static void sframe_observe_exit_mmap(unsigned long mm)
 static struct sframe_hook sframe_observers[] = {
 	SFRAME_OBSERVER("perf_event_mmap", sframe_observe_mmap),
 	SFRAME_OBSERVER("vm_area_free", sframe_observe_vma_free),
+	SFRAME_OBSERVER("copy_vma", sframe_observe_copy_vma),
+	SFRAME_OBSERVER("perf_event_fork", sframe_observe_fork),
 	SFRAME_OBSERVER("exit_mmap", sframe_observe_exit_mmap),
 };
 
@@ -75,7 +101,12 @@ static int sframe_hook_register(struct sframe_hook *h)
 	int ret;
 
 	h->ops.func = sframe_hook_fn;
-	h->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	/*
+	 * PERMANENT: with ftrace_enabled=0 the hooks would stop silently
+	 * (a missed exit_mmap would leave a map for a freed mm); the sysctl
+	 * is refused instead while the module is loaded, as for livepatch.
+	 */
+	h->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT;
 	if (h->target)
 		h->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->func,
@@ -128,7 +159,7 @@ int sframe_attach(bool perf, bool stacktrace, bool deferred)
 	for (i = 0; i < ARRAY_SIZE(sframe_observers) && !ret; i++)
 		ret = sframe_hook_register(&sframe_observers[i]);
 	if (!ret)
-		sframe_cache_scan_tasks();
+		sframe_mm_scan_tasks();
 	if (!ret && perf)
 		ret = sframe_hook_register(&sframe_perf_redirect);
 	if (!ret && stacktrace)

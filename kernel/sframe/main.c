@@ -28,51 +28,77 @@ MODULE_PARM_DESC(enable, "Use SFrame (0: frame pointers only, like the stock ker
 module_param_named(max_cache_mb, sframe_max_cache_mb, uint, 0644);
 MODULE_PARM_DESC(max_cache_mb, "Kernel memory for cached sections, MiB (default 256)");
 
+module_param_named(max_user_mb, sframe_max_user_mb, uint, 0644);
+MODULE_PARM_DESC(max_user_mb, "Kernel memory for the files one user maps, MiB (default 64; root: max_cache_mb only)");
+
 module_param_named(max_section_mb, sframe_max_section_mb, uint, 0644);
 MODULE_PARM_DESC(max_section_mb, "Largest .sframe section accepted, MiB (default 64)");
 
-struct sframe_stats sframe_stats;
-
 static struct dentry *sframe_debugfs;
 
-static void sframe_show(struct seq_file *s, const char *name, atomic64_t *v)
+/* The per-CPU counts summed; walk_ns_max is their maximum. */
+static void sframe_stats_sum(struct sframe_stats *sum)
 {
-	seq_printf(s, "%s: %lld\n", name, (long long)atomic64_read(v));
+	u64 *dst = (u64 *)sum, walk_ns_max = 0;
+	const struct sframe_stats *st;
+	unsigned int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(&sframe_stats, cpu);
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			dst[i] += READ_ONCE(((const u64 *)st)[i]);
+		walk_ns_max = max(walk_ns_max, READ_ONCE(st->walk_ns_max));
+	}
+	sum->walk_ns_max = walk_ns_max;
+}
+
+static void sframe_show(struct seq_file *s, const char *name, u64 v)
+{
+	seq_printf(s, "%s: %llu\n", name, v);
 }
 
 static int sframe_stats_show(struct seq_file *s, void *unused)
 {
-	struct sframe_stats *st = &sframe_stats;
+	struct sframe_stats sum, *st = &sum;
 	unsigned int i;
 
-	sframe_cache_show_stats(s);
-	sframe_show(s, "sections_loaded", &st->sections_loaded);
-	sframe_show(s, "sections_not_flattened", &st->sections_not_flattened);
-	sframe_show(s, "files_without_sframe", &st->files_without_sframe);
-	sframe_show(s, "mmap_events", &st->mmap_events);
-	sframe_show(s, "events_dropped", &st->events_dropped);
-	sframe_show(s, "ranges_added", &st->ranges_added);
-	sframe_show(s, "ranges_removed", &st->ranges_removed);
-	sframe_show(s, "map_alloc_failed", &st->map_alloc_failed);
-	sframe_show(s, "sidecars_loaded", &st->sidecars_loaded);
-	sframe_show(s, "sidecars_rejected", &st->sidecars_rejected);
-	sframe_show(s, "sidecars_unloaded", &st->sidecars_unloaded);
-	sframe_show(s, "samples", &st->samples);
-	sframe_show(s, "frames_sframe", &st->frames_sframe);
-	sframe_show(s, "frames_fp", &st->frames_fp);
-	sframe_show(s, "frames_signal", &st->frames_signal);
-	sframe_show(s, "stop: max_stack", &st->max_depth);
+	sframe_stats_sum(st);
+	seq_printf(s, "files_cached: %ld\n", sframe_files_cached());
+	seq_printf(s, "kernel_bytes: %zu\n", sframe_charged_total());
+	seq_printf(s, "mms_tracked: %ld\n", sframe_mms_tracked());
+	sframe_show(s, "sections_loaded", st->sections_loaded);
+	sframe_show(s, "sections_not_flattened", st->sections_not_flattened);
+	sframe_show(s, "files_without_sframe", st->files_without_sframe);
+	sframe_show(s, "mmap_events", st->mmap_events);
+	sframe_show(s, "ranges_added", st->ranges_added);
+	sframe_show(s, "ranges_removed", st->ranges_removed);
+	sframe_show(s, "map_alloc_failed", st->map_alloc_failed);
+	sframe_show(s, "ranges_over_limit", st->ranges_over_limit);
+	sframe_show(s, "forks_inherited", st->forks_inherited);
+	sframe_show(s, "files_refused", st->files_refused);
+	sframe_show(s, "files_reclaimed", st->files_reclaimed);
+	sframe_show(s, "sidecars_loaded", st->sidecars_loaded);
+	sframe_show(s, "sidecars_rejected", st->sidecars_rejected);
+	sframe_show(s, "sidecars_unloaded", st->sidecars_unloaded);
+	sframe_show(s, "samples", st->samples);
+	sframe_show(s, "frames_sframe", st->frames_sframe);
+	sframe_show(s, "frames_fp", st->frames_fp);
+	sframe_show(s, "frames_signal", st->frames_signal);
+	sframe_show(s, "walk_ns_max", st->walk_ns_max);
+	sframe_show(s, "lookups_in_changed_range", st->lookups_in_changed_range);
+	sframe_show(s, "stop: max_stack", st->max_depth);
 	for (i = SFRAME_STOP_OUTERMOST; i < SFRAME_NR_STOPS; i++) {
-		seq_printf(s, "stop: %s: %lld\n", sframe_walk_stop_str(i),
-			   (long long)atomic64_read(&st->stops[i]));
+		seq_printf(s, "stop: %s: %llu\n", sframe_walk_stop_str(i),
+			   st->stops[i]);
 	}
 	for (i = 1; i < SFRAME_NR_REASONS; i++) {
-		seq_printf(s, "rejected: %s: %lld\n", sframe_reason_str(i),
-			   (long long)atomic64_read(&st->rejected[i]));
+		seq_printf(s, "rejected: %s: %llu\n", sframe_reason_str(i),
+			   st->rejected[i]);
 	}
 	for (i = 0; i < SFRAME_NR_LOAD_FAILS; i++) {
-		seq_printf(s, "not loaded: %s: %lld\n", sframe_load_fail_names[i],
-			   (long long)atomic64_read(&st->load_failed[i]));
+		seq_printf(s, "not loaded: %s: %llu\n", sframe_load_fail_names[i],
+			   st->load_failed[i]);
 	}
 	return 0;
 }
@@ -90,11 +116,19 @@ static int sframe_files_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(sframe_files);
 
+/* After the hooks are gone and no walk can be running. */
+static void sframe_cache_exit(void)
+{
+	sframe_maps_exit();
+	sframe_files_exit();
+	sframe_budget_exit();
+}
+
 static int __init sframe_unwind_init(void)
 {
 	int ret;
 
-	ret = sframe_cache_init();
+	ret = sframe_files_init();
 	if (ret)
 		return ret;
 	sframe_debugfs = debugfs_create_dir("sframe_unwind", NULL);

@@ -6,7 +6,7 @@
 #ifndef _SFRAME_UNWIND_H
 #define _SFRAME_UNWIND_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/mm_types.h>
 #include <linux/perf_event.h>
 #include <linux/stacktrace.h>
@@ -26,48 +26,57 @@ enum sframe_load_fail {
 	SFRAME_LOAD_READ,		/* reading the file failed */
 	SFRAME_LOAD_TOO_BIG,		/* over the section size limit */
 	SFRAME_LOAD_CACHE_FULL,		/* over the cache memory limit */
+	SFRAME_LOAD_USER_FULL,		/* over the mapping user's limit */
+	SFRAME_LOAD_NOT_CACHED,		/* may-hang filesystem, page not cached */
 	SFRAME_LOAD_NOMEM,
 	SFRAME_LOAD_ABI,		/* valid SFrame, but not AMD64 */
 	SFRAME_NR_LOAD_FAILS
 };
 
+/* Event counts, per CPU: a sample touches no line another CPU writes. */
 struct sframe_stats {
-	atomic64_t samples;		/* walks started */
-	atomic64_t frames_sframe;	/* frames found by SFrame rules */
-	atomic64_t frames_fp;		/* frames found by frame pointers */
-	atomic64_t stops[SFRAME_NR_STOPS];
-	atomic64_t max_depth;		/* walks ended by max_stack */
-	atomic64_t mmap_events;		/* executable file mappings seen */
-	atomic64_t events_dropped;	/* mappings not queued (no memory) */
-	atomic64_t sections_loaded;	/* sections validated and cached */
-	atomic64_t files_without_sframe;
-	atomic64_t rejected[SFRAME_NR_REASONS];
-	atomic64_t load_failed[SFRAME_NR_LOAD_FAILS];
-	atomic64_t ranges_added;
-	atomic64_t ranges_removed;
-	atomic64_t map_alloc_failed;
-	atomic64_t frames_signal;	/* frames found through rt_sigframes */
-	atomic64_t sidecars_loaded;
-	atomic64_t sidecars_rejected;
-	atomic64_t sidecars_unloaded;
-	atomic64_t sections_not_flattened; /* left without a flat table */
+	u64 samples;			/* walks started */
+	u64 frames_sframe;		/* frames found by SFrame rules */
+	u64 frames_fp;			/* frames found by frame pointers */
+	u64 frames_signal;		/* frames found through rt_sigframes */
+	u64 stops[SFRAME_NR_STOPS];
+	u64 max_depth;			/* walks ended by max_stack */
+	u64 walk_ns_max;		/* the longest walk (a maximum, not a sum) */
+	u64 lookups_in_changed_range;	/* no rule: mapping changed, not rescanned */
+	u64 mmap_events;		/* executable mappings seen */
+	u64 forks_inherited;		/* children given their parent's map */
+	u64 ranges_added;
+	u64 ranges_removed;
+	u64 ranges_over_limit;		/* VMAs past SFRAME_MAX_RANGES */
+	u64 map_alloc_failed;
+	u64 files_refused;		/* no entry: memory or a limit */
+	u64 files_reclaimed;		/* entries freed with their last mapping */
+	u64 sections_loaded;		/* sections validated and cached */
+	u64 sections_not_flattened;
+	u64 files_without_sframe;
+	u64 rejected[SFRAME_NR_REASONS];
+	u64 load_failed[SFRAME_NR_LOAD_FAILS];
+	u64 sidecars_loaded;
+	u64 sidecars_rejected;
+	u64 sidecars_unloaded;
 };
 
-extern struct sframe_stats sframe_stats;
+DECLARE_PER_CPU(struct sframe_stats, sframe_stats);
 
-#define sframe_count(field)	atomic64_inc(&sframe_stats.field)
+#define sframe_count(field)		this_cpu_inc(sframe_stats.field)
+#define sframe_count_add(field, n)	this_cpu_add(sframe_stats.field, n)
 
-/* cache.c; limits and switches are module parameters (main.c) */
-extern unsigned int sframe_max_cache_mb;
-extern unsigned int sframe_max_section_mb;
-extern bool sframe_enabled;
+/* Limits and switches, module parameters (main.c) */
+extern unsigned int sframe_max_cache_mb;	/* budget.c */
+extern unsigned int sframe_max_user_mb;		/* budget.c */
+extern unsigned int sframe_max_section_mb;	/* load.c */
+extern bool sframe_enabled;			/* unwind.c */
 
-int sframe_cache_init(void);
-void sframe_cache_exit(void);
-void sframe_cache_mapping(struct vm_area_struct *vma);
-void sframe_cache_unmapping(struct vm_area_struct *vma);
-void sframe_cache_drop_mm(struct mm_struct *mm);
-void sframe_cache_scan_tasks(void);
+/* An address window [start, end); empty when start >= end. */
+struct sframe_window {
+	u64 start;
+	u64 end;
+};
 
 /*
  * One walk's view of an mm's text ranges; zero it before the walk.  The
@@ -77,29 +86,45 @@ struct sframe_map;
 struct sframe_cursor {
 	struct mm_struct *mm;
 	const struct sframe_map *map;	/* looked up on first use */
+	struct sframe_window changed;	/* no rules in these: see maps.c */
+	struct sframe_window scanning;
 	bool map_found;
 };
 
-int sframe_cache_show_stats(struct seq_file *m);
+/* maps.c: the hooks' entry points, the running processes, debugfs */
+void sframe_vma_mapped(struct vm_area_struct *vma);
+void sframe_vma_freed(struct vm_area_struct *vma);
+void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
+		       unsigned long len);
+void sframe_mm_forked(struct task_struct *child);
+void sframe_mm_exit(struct mm_struct *mm);
+void sframe_mm_scan_tasks(void);
+void sframe_maps_exit(void);
+long sframe_mms_tracked(void);
 int sframe_cache_show_maps(struct seq_file *m);
+
+/* files.c */
+struct sframe_sec;
+struct sframe_file;
+int sframe_files_init(void);
+void sframe_files_exit(void);
+long sframe_files_cached(void);
+char *sframe_path_dup(struct file *file);
+int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
+			     const u8 *build_id, u32 build_id_size);
+int sframe_cache_clear_sidecar(struct file *file);
 int sframe_cache_show_files(struct seq_file *m);
 int sframe_cache_show_sidecars(struct seq_file *m);
 
-struct sframe_sec;
-struct sframe_file;
-struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
-				     unsigned int options,
-				     struct sframe_error *err);
-void sframe_sec_free(struct sframe_sec *s);
-bool sframe_cache_room(u64 bytes);
-struct sframe_file *sframe_file_get(struct file *file);
-char *sframe_path_dup(struct file *file);
-int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s);
-int sframe_cache_clear_sidecar(struct file *file);
+/* budget.c */
+size_t sframe_charged_total(void);
+void sframe_budget_exit(void);
 
 /* sidecar.c */
 int sframe_sidecar_init(void);
 void sframe_sidecar_exit(void);
+
+/* load.c */
 extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];
 
 /* unwind.c */

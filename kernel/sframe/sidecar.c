@@ -17,7 +17,7 @@
 #include <linux/uaccess.h>
 
 #include <sframe/ioctl.h>
-#include "sframe_unwind.h"
+#include "cache.h"
 
 /* Log why @file's sidecar was refused, naming the file by its path. */
 static void sframe_sidecar_reject(struct file *file,
@@ -31,9 +31,19 @@ static void sframe_sidecar_reject(struct file *file,
 	kfree(path);
 }
 
+/* Is @a a request this module understands? */
+static bool sframe_sidecar_args_ok(const struct sframe_sidecar_load *a)
+{
+	if ((a->flags & ~SFRAME_SIDECAR_BUILD_ID) || a->reserved || !a->size)
+		return false;
+	return !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
+	       (a->build_id_size && a->build_id_size <= SFRAME_BUILD_ID_MAX);
+}
+
 static long sframe_sidecar_load(const void __user *uarg)
 {
 	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
+	struct sframe_charge charge = { .uid = GLOBAL_ROOT_UID };
 	struct sframe_sidecar_load a;
 	struct sframe_error err;
 	struct sframe_sec *s;
@@ -43,29 +53,28 @@ static long sframe_sidecar_load(const void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || !a.size)
+	if (!sframe_sidecar_args_ok(&a))
 		return -EINVAL;
 	if (a.size > max || a.size > U32_MAX)
 		return -EFBIG;
-	if (!sframe_cache_room(a.size))
-		return -ENOSPC;
 	file = fget(a.fd);
 	if (!file)
 		return -EBADF;
 	ret = -EINVAL;
 	if (!S_ISREG(file_inode(file)->i_mode))
 		goto out;
-	ret = -ENOMEM;
-	data = kvmalloc(a.size, GFP_KERNEL);
-	if (!data)
+	ret = sframe_charge(&charge, a.size, GFP_KERNEL);
+	if (ret)
 		goto out;
-	if (copy_from_user(data, u64_to_user_ptr(a.data), a.size)) {
+	data = kvmalloc(a.size, GFP_KERNEL_ACCOUNT);
+	if (!data || copy_from_user(data, u64_to_user_ptr(a.data), a.size)) {
+		ret = data ? -EFAULT : -ENOMEM;
 		kvfree(data);
-		ret = -EFAULT;
+		sframe_uncharge(&charge);
 		goto out;
 	}
 	s = sframe_sec_create(data, (u32)a.size, a.vaddr, SFRAME_REQUIRE_SORTED,
-			      &err);
+			      &charge, &err);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		if (err.reason) {
@@ -74,7 +83,9 @@ static long sframe_sidecar_load(const void __user *uarg)
 		}
 		goto out;
 	}
-	ret = sframe_cache_set_sidecar(file, s);
+	ret = sframe_cache_set_sidecar(file, s,
+				       a.flags & SFRAME_SIDECAR_BUILD_ID ?
+				       a.build_id : NULL, a.build_id_size);
 	if (ret)
 		sframe_sec_free(s);
 out:

@@ -14,11 +14,15 @@
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 
 #include "sframe_unwind.h"
+
+bool sframe_enabled = true;
+DEFINE_PER_CPU(struct sframe_stats, sframe_stats);
 
 /* The walk's context; it starts with the cursor sframe_user_lookup() uses. */
 struct sframe_user_ctx {
@@ -71,19 +75,23 @@ static bool sframe_walk_user_raw(const struct pt_regs *regs,
 	return full;
 }
 
-/* The same, counted in the statistics. */
+/* The same, counted in the statistics (per CPU: a sample's CPU only). */
 static void sframe_walk_user(const struct pt_regs *regs,
 			     bool (*store)(void *cookie, u64 ip), void *cookie)
 {
+	u64 start = local_clock(), ns;
 	struct sframe_walk w;
 	bool full;
 
-	sframe_count(samples);
 	full = sframe_walk_user_raw(regs, store, cookie, &w);
 
-	atomic64_add(w.sframe_steps, &sframe_stats.frames_sframe);
-	atomic64_add(w.fp_steps, &sframe_stats.frames_fp);
-	atomic64_add(w.signal_steps, &sframe_stats.frames_signal);
+	ns = local_clock() - start;
+	if (ns > this_cpu_read(sframe_stats.walk_ns_max))
+		this_cpu_write(sframe_stats.walk_ns_max, ns);
+	sframe_count(samples);
+	sframe_count_add(frames_sframe, w.sframe_steps);
+	sframe_count_add(frames_fp, w.fp_steps);
+	sframe_count_add(frames_signal, w.signal_steps);
 	if (full)
 		sframe_count(max_depth);
 	else

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cache's memory budget: every byte the cache holds is charged here
+ * before it is allocated, to the module's total (max_cache_mb) and to the
+ * user on whose behalf it is held (max_user_mb; root is bound by the total
+ * only).  A refused charge is the caller's to report.
+ */
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "cache.h"
+
+#define SFRAME_USER_HASH_BITS	6
+
+unsigned int sframe_max_cache_mb = 256;
+unsigned int sframe_max_user_mb = 64;
+
+/* A user's charge; exists while it is not zero. */
+struct sframe_user {
+	struct hlist_node node;
+	kuid_t uid;
+	size_t bytes;
+};
+
+static DEFINE_HASHTABLE(sframe_users, SFRAME_USER_HASH_BITS);
+static DEFINE_SPINLOCK(sframe_budget_lock);
+static size_t sframe_total;
+
+static struct sframe_user *sframe_user_find(kuid_t uid)
+{
+	struct sframe_user *u;
+
+	hash_for_each_possible(sframe_users, u, node, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid))
+			return u;
+	}
+	return NULL;
+}
+
+/*
+ * Add @bytes to @c: 0, -ENOSPC past max_cache_mb, -EDQUOT past the user's
+ * max_user_mb, -ENOMEM.  Nothing is added on failure.
+ */
+int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
+{
+	size_t max = (size_t)READ_ONCE(sframe_max_cache_mb) << 20;
+	size_t user_max = (size_t)READ_ONCE(sframe_max_user_mb) << 20;
+	bool exempt = uid_eq(c->uid, GLOBAL_ROOT_UID);
+	struct sframe_user *u, *fresh = NULL;
+	int ret = 0;
+
+	if (!exempt)
+		fresh = kzalloc(sizeof(*fresh), gfp);
+	spin_lock(&sframe_budget_lock);
+	if (sframe_total + bytes > max) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (!exempt) {
+		u = sframe_user_find(c->uid);
+		if (!u && !fresh) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!u) {
+			u = fresh;
+			fresh = NULL;
+			u->uid = c->uid;
+			hash_add(sframe_users, &u->node, __kuid_val(c->uid));
+		}
+		if (u->bytes + bytes > user_max) {
+			ret = -EDQUOT;
+			if (!u->bytes) {
+				hash_del(&u->node);
+				fresh = u;
+			}
+			goto out;
+		}
+		u->bytes += bytes;
+	}
+	sframe_total += bytes;
+	c->bytes += bytes;
+out:
+	spin_unlock(&sframe_budget_lock);
+	kfree(fresh);
+	return ret;
+}
+
+/* Give back everything @c holds. */
+void sframe_uncharge(struct sframe_charge *c)
+{
+	struct sframe_user *u = NULL;
+
+	if (!c->bytes)
+		return;
+	spin_lock(&sframe_budget_lock);
+	sframe_total -= c->bytes;
+	if (!uid_eq(c->uid, GLOBAL_ROOT_UID)) {
+		u = sframe_user_find(c->uid);
+		if (!WARN_ON_ONCE(!u || u->bytes < c->bytes))
+			u->bytes -= c->bytes;
+		if (u && !u->bytes)
+			hash_del(&u->node);
+		else
+			u = NULL;
+	}
+	spin_unlock(&sframe_budget_lock);
+	kfree(u);
+	c->bytes = 0;
+}
+
+size_t sframe_charged_total(void)
+{
+	return READ_ONCE(sframe_total);
+}
+
+/* Everything has been uncharged by now; say so if not. */
+void sframe_budget_exit(void)
+{
+	WARN_ON_ONCE(sframe_total);
+}

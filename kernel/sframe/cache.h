@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The section cache's objects and the interfaces between its files:
+ * budget.c (memory charges), section.c (validated sections), elf.c and
+ * load.c (reading a file), files.c (file entries), maps.c (per-mm maps).
+ * Documentation/design.rst has their lifetimes.
+ */
+#ifndef _SFRAME_CACHE_H
+#define _SFRAME_CACHE_H
+
+#include <linux/fs.h>
+#include <linux/refcount.h>
+#include <linux/uidgid.h>
+#include <linux/workqueue.h>
+
+#include <sframe/ioctl.h>
+#include "sframe_unwind.h"
+
+#define SFRAME_MAX_LOADS	8	/* executable PT_LOAD segments kept */
+#define SFRAME_RETRY_SECONDS	10	/* before a transient failure is retried */
+
+/* Bytes charged to a user (and to the module's total); see budget.c. */
+struct sframe_charge {
+	kuid_t uid;
+	size_t bytes;
+};
+
+int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp);
+void sframe_uncharge(struct sframe_charge *c);
+
+/* One validated section and its lookup table; immutable once in use. */
+struct sframe_sec {
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	void *flat_mem;
+	u32 *index;
+	u8 *data;
+	struct sframe_charge charge;	/* everything above */
+};
+
+struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
+				     unsigned int options,
+				     struct sframe_charge *charge,
+				     struct sframe_error *err);
+void sframe_sec_free(struct sframe_sec *s);
+
+struct sframe_load_seg {
+	u64 offset;
+	u64 vaddr;
+	u64 filesz;
+};
+
+/* What one read of an ELF file found (elf.c); immutable once published. */
+struct sframe_object {
+	unsigned int nr_loads;
+	struct sframe_load_seg loads[SFRAME_MAX_LOADS];
+	u32 build_id_size;
+	u8 build_id[SFRAME_BUILD_ID_MAX];
+	struct sframe_sec *embedded;	/* NULL: none, or not usable */
+};
+
+/* Reads @len bytes at @pos of a file: 0 or a negative errno. */
+struct sframe_reader {
+	int (*read)(struct sframe_reader *rd, void *buf, size_t len, u64 pos);
+	struct file *file;
+};
+
+struct sframe_elf {
+	struct sframe_object *obj;
+	u64 sframe_offset;		/* the PT_GNU_SFRAME segment, if any */
+	u64 sframe_vaddr;
+	u64 sframe_size;
+	bool has_sframe;
+};
+
+int sframe_elf_parse(struct sframe_reader *rd, struct sframe_elf *elf);
+bool sframe_object_bias(const struct sframe_object *obj, u64 start,
+			u64 pgoff, u64 *bias);
+
+/* The outcome of reading a file (load.c). */
+struct sframe_load_result {
+	struct sframe_object *obj;	/* NULL on failure */
+	const char *status;		/* what a user is shown */
+	bool transient;			/* worth trying again later */
+};
+
+void sframe_load_file(struct file *file, const char *path, kuid_t owner,
+		      struct sframe_load_result *res);
+void sframe_object_free(struct sframe_object *obj);
+
+/* One file, keyed by its real inode; files.c. */
+struct sframe_file {
+	struct hlist_node node;		/* in sframe_files, under its lock */
+	refcount_t ref;			/* maps, a sidecar, a load in flight */
+	dev_t dev;
+	unsigned long ino;
+	u32 generation;
+	loff_t size;
+	struct timespec64 ctime;
+	struct sframe_object __rcu *obj;	/* once read */
+	struct sframe_sec __rcu *sidecar;
+	const char *status;		/* of the last read */
+	unsigned long retry_at;		/* jiffies; a transient failure */
+	bool loading;			/* a load is queued or running */
+	char *path;
+	struct sframe_charge charge;	/* this struct and the path */
+	struct file *load_file;		/* the file to read, while loading */
+	struct mem_cgroup *load_memcg;	/* charged for what it reads */
+	struct work_struct load_work;
+};
+
+struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
+				    struct mm_struct *mm);
+void sframe_file_put(struct sframe_file *sf);
+void sframe_file_hold(struct sframe_file *sf);
+const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
+					 const struct sframe_object **obj);
+extern struct workqueue_struct *sframe_wq;
+
+#endif /* _SFRAME_CACHE_H */

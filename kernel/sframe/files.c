@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file entries: one per file (its real inode), holding what a read of
+ * it found and the sidecar root gave it, shared by every mapping of it,
+ * alive while a map, a sidecar or a load holds it.  Loads run on the
+ * cache's work queue, never under a lock.
+ */
+#include <linux/dcache.h>
+#include <linux/hashtable.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "cache.h"
+
+#define SFRAME_FILE_HASH_BITS	8
+
+static DEFINE_HASHTABLE(sframe_files, SFRAME_FILE_HASH_BITS);
+static DEFINE_SPINLOCK(sframe_files_lock);
+static atomic_long_t sframe_nr_files;
+struct workqueue_struct *sframe_wq;
+
+/* The inode a file's data lives in: an overlayfs path's layer inode. */
+static struct inode *sframe_real_inode(struct file *file)
+{
+	return d_real_inode(file->f_path.dentry);
+}
+
+static unsigned long sframe_inode_key(const struct inode *inode)
+{
+	return inode->i_ino ^ inode->i_sb->s_dev;
+}
+
+static bool sframe_file_is(const struct sframe_file *sf,
+			   const struct inode *inode)
+{
+	struct timespec64 ctime = inode_get_ctime(inode);
+
+	return sf->dev == inode->i_sb->s_dev && sf->ino == inode->i_ino &&
+	       sf->generation == inode->i_generation &&
+	       sf->size == i_size_read(inode) &&
+	       timespec64_equal(&sf->ctime, &ctime);
+}
+
+static struct sframe_file *sframe_file_find(const struct inode *inode)
+{
+	struct sframe_file *sf;
+
+	lockdep_assert_held(&sframe_files_lock);
+	hash_for_each_possible(sframe_files, sf, node, sframe_inode_key(inode)) {
+		if (sframe_file_is(sf, inode))
+			return sf;
+	}
+	return NULL;
+}
+
+/* @file's path in a new string, "?" where it has none; NULL: no memory. */
+char *sframe_path_dup(struct file *file)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
+	char *dup = kstrdup(IS_ERR_OR_NULL(path) ? "?" : path, GFP_KERNEL);
+
+	kfree(buf);
+	return dup;
+}
+
+static void sframe_file_free(struct sframe_file *sf)
+{
+	sframe_sec_free(rcu_dereference_protected(sf->sidecar, true));
+	sframe_object_free(rcu_dereference_protected(sf->obj, true));
+	kfree(sf->path);
+	sframe_uncharge(&sf->charge);
+	kfree(sf);
+}
+
+/*
+ * Drop a reference; the last one reclaims the entry.  Whoever held the
+ * last reference was a map freed after a grace period, a load or a
+ * sidecar already withdrawn after one: no walk can still see the entry.
+ * Process context.
+ */
+void sframe_file_put(struct sframe_file *sf)
+{
+	if (!refcount_dec_and_lock(&sf->ref, &sframe_files_lock))
+		return;
+	hash_del(&sf->node);
+	spin_unlock(&sframe_files_lock);
+	atomic_long_dec(&sframe_nr_files);
+	sframe_count(files_reclaimed);
+	sframe_file_free(sf);
+}
+
+void sframe_file_hold(struct sframe_file *sf)
+{
+	refcount_inc(&sf->ref);
+}
+
+static void sframe_file_load_work(struct work_struct *work)
+{
+	struct sframe_file *sf = container_of(work, struct sframe_file,
+					      load_work);
+	struct sframe_load_result res;
+	struct mem_cgroup *memcg;
+
+	memcg = set_active_memcg(sf->load_memcg);
+	sframe_load_file(sf->load_file, sf->path, sf->charge.uid, &res);
+	set_active_memcg(memcg);
+	fput(sf->load_file);
+	mem_cgroup_put(sf->load_memcg);
+
+	spin_lock(&sframe_files_lock);
+	if (res.obj && !rcu_access_pointer(sf->obj))
+		rcu_assign_pointer(sf->obj, res.obj);
+	else
+		sframe_object_free(res.obj);
+	WRITE_ONCE(sf->status, res.status);
+	if (res.transient)
+		sf->retry_at = jiffies + SFRAME_RETRY_SECONDS * HZ;
+	sf->load_file = NULL;
+	sf->loading = false;
+	spin_unlock(&sframe_files_lock);
+	sframe_file_put(sf);
+}
+
+/* Queue a read of @sf through @file, charged to @mm's memory cgroup. */
+static void sframe_file_queue_load(struct sframe_file *sf, struct file *file,
+				   struct mm_struct *mm)
+{
+	lockdep_assert_held(&sframe_files_lock);
+	sf->loading = true;
+	sf->load_file = get_file(file);
+	sf->load_memcg = get_mem_cgroup_from_mm(mm);
+	refcount_inc(&sf->ref);
+	queue_work(sframe_wq, &sf->load_work);
+}
+
+/* Does @sf want a (new) read: never read, or a transient failure aged? */
+static bool sframe_file_wants_load(const struct sframe_file *sf)
+{
+	return !sf->loading && !rcu_access_pointer(sf->obj) &&
+	       time_after_eq(jiffies, sf->retry_at);
+}
+
+static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	char *path;
+
+	path = sframe_path_dup(file);
+	if (!path)
+		return NULL;
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL_ACCOUNT);
+	if (!sf) {
+		kfree(path);
+		return NULL;
+	}
+	sf->charge.uid = owner;
+	if (sframe_charge(&sf->charge, sizeof(*sf) + strlen(path) + 1 +
+			  sizeof(struct sframe_object), GFP_KERNEL)) {
+		kfree(path);
+		kfree(sf);
+		return NULL;
+	}
+	sf->path = path;
+	refcount_set(&sf->ref, 1);
+	sf->dev = inode->i_sb->s_dev;
+	sf->ino = inode->i_ino;
+	sf->generation = inode->i_generation;
+	sf->size = i_size_read(inode);
+	sf->ctime = inode_get_ctime(inode);
+	sf->status = "loading";
+	sf->retry_at = jiffies;
+	INIT_WORK(&sf->load_work, sframe_file_load_work);
+	return sf;
+}
+
+/*
+ * A reference to @file's entry, created (and its read queued) on first
+ * sight and charged to @owner; NULL when it cannot be made (no memory,
+ * over a limit: counted).  Process context; does no I/O.
+ */
+struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
+				    struct mm_struct *mm)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf, *fresh = NULL;
+
+	for (;;) {
+		spin_lock(&sframe_files_lock);
+		sf = sframe_file_find(inode);
+		if (sf) {
+			refcount_inc(&sf->ref);
+			if (sframe_file_wants_load(sf))
+				sframe_file_queue_load(sf, file, mm);
+		} else if (fresh) {
+			sf = fresh;
+			fresh = NULL;
+			hash_add(sframe_files, &sf->node,
+				 sframe_inode_key(inode));
+			atomic_long_inc(&sframe_nr_files);
+			sframe_file_queue_load(sf, file, mm);
+		}
+		spin_unlock(&sframe_files_lock);
+		if (sf)
+			break;
+		fresh = sframe_file_new(file, owner);
+		if (!fresh) {
+			sframe_count(files_refused);
+			return NULL;
+		}
+	}
+	if (fresh)
+		sframe_file_free(fresh);
+	return sf;
+}
+
+/* The section a walk uses for @sf and the object it is in.  RCU. */
+const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
+					 const struct sframe_object **obj)
+{
+	const struct sframe_sec *s = rcu_dereference(sf->sidecar);
+
+	*obj = rcu_dereference(sf->obj);
+	if (s)
+		return s;
+	return *obj ? (*obj)->embedded : NULL;
+}
+
+/*
+ * @sf's object, read now in the caller's context if no load has
+ * published one yet.  For the sidecar ioctl: root's process, which may
+ * wait.
+ */
+static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
+						      struct file *file,
+						      int *err)
+{
+	struct sframe_load_result res;
+	const struct sframe_object *obj;
+
+	obj = rcu_access_pointer(sf->obj);
+	if (obj)
+		return obj;
+	sframe_load_file(file, sf->path, sf->charge.uid, &res);
+	if (!res.obj) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	spin_lock(&sframe_files_lock);
+	if (!rcu_access_pointer(sf->obj)) {
+		rcu_assign_pointer(sf->obj, res.obj);
+		WRITE_ONCE(sf->status, res.status);
+		res.obj = NULL;
+	}
+	obj = rcu_dereference_protected(sf->obj,
+					lockdep_is_held(&sframe_files_lock));
+	spin_unlock(&sframe_files_lock);
+	sframe_object_free(res.obj);
+	return obj;
+}
+
+/* Does every function of @s lie in an executable segment of @obj? */
+static bool sframe_sec_fits(const struct sframe_object *obj,
+			    const struct sframe_sec *s, u32 *bad)
+{
+	struct sframe_span code[SFRAME_MAX_LOADS];
+	unsigned int i;
+
+	for (i = 0; i < obj->nr_loads; i++)
+		code[i] = (struct sframe_span){
+			.start = obj->loads[i].vaddr,
+			.size = obj->loads[i].filesz,
+		};
+	return !sframe_fdes_within(&s->sec, code, obj->nr_loads, bad);
+}
+
+static int sframe_sidecar_check(struct sframe_file *sf,
+				const struct sframe_object *obj,
+				const struct sframe_sec *s,
+				const u8 *build_id, u32 build_id_size)
+{
+	u32 bad;
+
+	if (!obj->nr_loads) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an x86-64 ELF object with code\n",
+				    sf->path);
+		return -ENOEXEC;
+	}
+	if (build_id && (build_id_size != obj->build_id_size ||
+			 memcmp(build_id, obj->build_id, build_id_size))) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: made for another build ID\n",
+				    sf->path);
+		return -ESTALE;
+	}
+	if (!sframe_sec_fits(obj, s, &bad)) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: FDE %u is outside the file's code\n",
+				    sf->path, bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Make @s the sidecar of @file, which must be the ELF object it was made
+ * for (and have the build ID @build_id, if given); the sidecar it
+ * replaces is freed once no walk can be using it.  A sidecar pins its
+ * file's entry.  On success @s belongs to the cache, on failure it stays
+ * the caller's.
+ */
+int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
+			     const u8 *build_id, u32 build_id_size)
+{
+	const struct sframe_object *obj;
+	struct sframe_sec *old;
+	struct sframe_file *sf;
+	int ret = 0;
+
+	sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
+	if (!sf)
+		return -ENOMEM;
+	obj = sframe_file_object(sf, file, &ret);
+	if (obj)
+		ret = sframe_sidecar_check(sf, obj, s, build_id, build_id_size);
+	if (ret) {
+		sframe_file_put(sf);
+		return ret;
+	}
+	spin_lock(&sframe_files_lock);
+	old = rcu_replace_pointer(sf->sidecar, s,
+				  lockdep_is_held(&sframe_files_lock));
+	spin_unlock(&sframe_files_lock);
+	if (old) {
+		/* The reference taken above was the old sidecar's. */
+		synchronize_rcu();
+		sframe_sec_free(old);
+		sframe_file_put(sf);
+	}
+	return 0;
+}
+
+/* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
+int sframe_cache_clear_sidecar(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_sec *old = NULL;
+	struct sframe_file *sf;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (sf)
+		old = rcu_replace_pointer(sf->sidecar, NULL,
+					  lockdep_is_held(&sframe_files_lock));
+	spin_unlock(&sframe_files_lock);
+	if (!old)
+		return -ENOENT;
+	synchronize_rcu();
+	sframe_sec_free(old);
+	sframe_file_put(sf);
+	return 0;
+}
+
+/* ---- debugfs and /dev views ---- */
+
+long sframe_files_cached(void)
+{
+	return atomic_long_read(&sframe_nr_files);
+}
+
+static const struct sframe_sec *sframe_file_sidecar(struct sframe_file *sf)
+{
+	return rcu_dereference_protected(sf->sidecar,
+					 lockdep_is_held(&sframe_files_lock));
+}
+
+int sframe_cache_show_files(struct seq_file *s)
+{
+	const struct sframe_object *obj;
+	const struct sframe_sec *side;
+	struct sframe_file *sf;
+	unsigned int bkt;
+
+	spin_lock(&sframe_files_lock);
+	hash_for_each(sframe_files, bkt, sf, node) {
+		side = sframe_file_sidecar(sf);
+		obj = rcu_dereference_protected(sf->obj, true);
+		seq_printf(s, "%s: %s, %zu bytes", sf->path,
+			   READ_ONCE(sf->status), sf->charge.bytes +
+			   (obj && obj->embedded ? obj->embedded->charge.bytes : 0));
+		if (side)
+			seq_printf(s, "; sidecar v%u, %u FDEs, %zu bytes",
+				   side->sec.version, side->sec.num_fdes,
+				   side->charge.bytes);
+		seq_putc(s, '\n');
+	}
+	spin_unlock(&sframe_files_lock);
+	return 0;
+}
+
+/* One line per sidecar, then the total. */
+int sframe_cache_show_sidecars(struct seq_file *s)
+{
+	const struct sframe_sec *side;
+	struct sframe_file *sf;
+	unsigned int bkt, n = 0;
+	size_t total = 0;
+
+	spin_lock(&sframe_files_lock);
+	hash_for_each(sframe_files, bkt, sf, node) {
+		side = sframe_file_sidecar(sf);
+		if (!side)
+			continue;
+		seq_printf(s, "%s: v%u, %u FDEs, %u FREs, %zu bytes\n",
+			   sf->path, side->sec.version, side->sec.num_fdes,
+			   side->sec.num_fres, side->charge.bytes);
+		n++;
+		total += side->charge.bytes;
+	}
+	spin_unlock(&sframe_files_lock);
+	seq_printf(s, "total: %u sidecars, %zu bytes\n", n, total);
+	return 0;
+}
+
+/* ---- setup and teardown ---- */
+
+int sframe_files_init(void)
+{
+	sframe_wq = alloc_workqueue("sframe_unwind", WQ_UNBOUND, 0);
+	return sframe_wq ? 0 : -ENOMEM;
+}
+
+/* Withdraw one sidecar, if any is left; whether it did. */
+static bool sframe_files_drop_one_sidecar(void)
+{
+	struct sframe_sec *side = NULL;
+	struct sframe_file *sf;
+	unsigned int bkt;
+
+	spin_lock(&sframe_files_lock);
+	hash_for_each(sframe_files, bkt, sf, node) {
+		side = rcu_replace_pointer(sf->sidecar, NULL,
+					   lockdep_is_held(&sframe_files_lock));
+		if (side)
+			break;
+	}
+	spin_unlock(&sframe_files_lock);
+	if (!side)
+		return false;
+	sframe_sec_free(side);
+	sframe_file_put(sf);
+	return true;
+}
+
+/*
+ * After the maps are gone and no walk can be running: withdraw the
+ * sidecars, let the loads in flight finish, and the entries go with
+ * their last references.
+ */
+void sframe_files_exit(void)
+{
+	while (sframe_files_drop_one_sidecar())
+		;
+	flush_workqueue(sframe_wq);
+	WARN_ON_ONCE(atomic_long_read(&sframe_nr_files));
+	destroy_workqueue(sframe_wq);
+}

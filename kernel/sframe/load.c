@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading a mapped file into an object: through a file the module opens
+ * itself, with I/O only where no unprivileged user can make the read hang,
+ * every failure named, counted and classed as transient or not.
+ */
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include "cache.h"
+
+unsigned int sframe_max_section_mb = 64;
+
+const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS] = {
+	[SFRAME_LOAD_NOT_ELF] = "not an x86-64 ELF object",
+	[SFRAME_LOAD_READ] = "read error",
+	[SFRAME_LOAD_TOO_BIG] = "section over max_section_mb",
+	[SFRAME_LOAD_CACHE_FULL] = "cache over max_cache_mb",
+	[SFRAME_LOAD_USER_FULL] = "over max_user_mb",
+	[SFRAME_LOAD_NOT_CACHED] = "not in page cache",
+	[SFRAME_LOAD_NOMEM] = "out of memory",
+	[SFRAME_LOAD_ABI] = "SFrame for another ABI",
+};
+
+static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
+			  u64 pos)
+{
+	loff_t off = pos;
+	ssize_t n = kernel_read(rd->file, buf, len, &off);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? n : -EIO;
+}
+
+/* Copy from pages already in the page cache; never starts any I/O. */
+static int sframe_read_cached(struct sframe_reader *rd, void *buf,
+			      size_t len, u64 pos)
+{
+	struct address_space *mapping = rd->file->f_mapping;
+	u8 *to = buf;
+
+	if (pos + len < pos || pos + len > i_size_read(mapping->host))
+		return -EIO;
+	while (len) {
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		struct page *page = find_get_page(mapping, pos >> PAGE_SHIFT);
+
+		if (!page)
+			return -EAGAIN;
+		if (!PageUptodate(page)) {
+			put_page(page);
+			return -EAGAIN;
+		}
+		memcpy_from_page(to, page, off, n);
+		put_page(page);
+		to += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Can a read of this filesystem wait for ever on something a user
+ * controls (a FUSE server, a network peer)?  Filesystems on block
+ * devices are mounted by root only; tmpfs and ramfs (memfd too) read
+ * from memory.
+ */
+static bool sframe_fs_may_hang(const struct super_block *sb)
+{
+	return !(sb->s_type->fs_flags & FS_REQUIRES_DEV) &&
+	       sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC;
+}
+
+void sframe_object_free(struct sframe_object *obj)
+{
+	if (!obj)
+		return;
+	sframe_sec_free(obj->embedded);
+	kfree(obj);
+}
+
+static void sframe_load_fail(struct sframe_load_result *res,
+			     enum sframe_load_fail why, bool transient)
+{
+	sframe_count(load_failed[why]);
+	res->status = sframe_load_fail_names[why];
+	res->transient = transient;
+}
+
+/* A refused charge or allocation, by its errno; all are transient. */
+static void sframe_load_fail_errno(struct sframe_load_result *res, int err)
+{
+	switch (err) {
+	case -ENOSPC:
+		sframe_load_fail(res, SFRAME_LOAD_CACHE_FULL, true);
+		break;
+	case -EDQUOT:
+		sframe_load_fail(res, SFRAME_LOAD_USER_FULL, true);
+		break;
+	case -EAGAIN:
+		sframe_load_fail(res, SFRAME_LOAD_NOT_CACHED, true);
+		break;
+	case -ENOMEM:
+		sframe_load_fail(res, SFRAME_LOAD_NOMEM, true);
+		break;
+	default:
+		sframe_load_fail(res, SFRAME_LOAD_READ, true);
+	}
+}
+
+/* Read, charge and validate the PT_GNU_SFRAME segment into @obj. */
+static void sframe_load_section(struct sframe_reader *rd,
+				const struct sframe_elf *elf, const char *path,
+				kuid_t owner, struct sframe_load_result *res)
+{
+	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
+	struct sframe_charge charge = { .uid = owner };
+	struct sframe_error err;
+	struct sframe_sec *s;
+	u8 *data;
+	int ret;
+
+	if (elf->sframe_size > max || elf->sframe_size > U32_MAX) {
+		sframe_load_fail(res, SFRAME_LOAD_TOO_BIG, false);
+		pr_warn_ratelimited("sframe_unwind: %s: .sframe not used: %s\n",
+				    path, res->status);
+		return;
+	}
+	ret = sframe_charge(&charge, elf->sframe_size, GFP_KERNEL);
+	data = ret ? NULL : kvmalloc(elf->sframe_size, GFP_KERNEL_ACCOUNT);
+	if (!ret && !data)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = rd->read(rd, data, elf->sframe_size, elf->sframe_offset);
+	if (ret) {
+		kvfree(data);
+		sframe_uncharge(&charge);
+		sframe_load_fail_errno(res, ret);
+		return;
+	}
+	s = sframe_sec_create(data, (u32)elf->sframe_size, elf->sframe_vaddr,
+			      SFRAME_REQUIRE_SORTED | SFRAME_SEGMENT_PADDING,
+			      &charge, &err);
+	if (IS_ERR(s) && err.reason) {
+		sframe_count(rejected[err.reason]);
+		res->status = sframe_reason_str(err.reason);
+		pr_warn_ratelimited("sframe_unwind: %s: invalid .sframe: %s at offset 0x%x\n",
+				    path, res->status, err.offset);
+	} else if (PTR_ERR(s) == -EPROTONOSUPPORT) {
+		sframe_load_fail(res, SFRAME_LOAD_ABI, false);
+		pr_warn_ratelimited("sframe_unwind: %s: .sframe not used: %s\n",
+				    path, res->status);
+	} else if (IS_ERR(s)) {
+		sframe_load_fail_errno(res, PTR_ERR(s));
+	} else {
+		res->obj->embedded = s;
+		res->status = "ok";
+		sframe_count(sections_loaded);
+	}
+}
+
+/*
+ * Read @file (named @path in messages): its ELF headers and its own
+ * section, charged to @owner.  Whatever the outcome, @res says it; an
+ * object is returned unless the failure was transient.
+ */
+void sframe_load_file(struct file *file, const char *path, kuid_t owner,
+		      struct sframe_load_result *res)
+{
+	struct sframe_reader rd = { .read = sframe_read_cached, .file = file };
+	struct file *own = NULL;
+	struct sframe_elf elf = {};
+	int ret;
+
+	*res = (struct sframe_load_result){};
+	elf.obj = kzalloc(sizeof(*elf.obj), GFP_KERNEL_ACCOUNT);
+	if (!elf.obj) {
+		sframe_load_fail(res, SFRAME_LOAD_NOMEM, true);
+		return;
+	}
+	if (!sframe_fs_may_hang(file_inode(file)->i_sb)) {
+		own = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
+				  current_cred());
+		if (IS_ERR(own)) {
+			sframe_load_fail(res, SFRAME_LOAD_READ, true);
+			kfree(elf.obj);
+			return;
+		}
+		rd = (struct sframe_reader){ .read = sframe_read_io, .file = own };
+	}
+	res->obj = elf.obj;
+	ret = sframe_elf_parse(&rd, &elf);
+	if (ret == -ENOEXEC) {
+		sframe_load_fail(res, SFRAME_LOAD_NOT_ELF, false);
+	} else if (ret) {
+		sframe_load_fail_errno(res, ret);
+	} else if (!elf.has_sframe) {
+		res->status = "no PT_GNU_SFRAME";
+		sframe_count(files_without_sframe);
+	} else {
+		sframe_load_section(&rd, &elf, path, owner, res);
+	}
+	if (own)
+		fput(own);
+	if (res->transient) {
+		sframe_object_free(res->obj);
+		res->obj = NULL;
+	}
+}
