@@ -62,7 +62,8 @@ struct sframe_object {
 /* Reads @len bytes at @pos of a file: 0 or a negative errno. */
 struct sframe_reader {
 	int (*read)(struct sframe_reader *rd, void *buf, size_t len, u64 pos);
-	struct file *file;
+	struct file *file;		/* read through, with I/O */
+	struct address_space *mapping;	/* or only its cached pages */
 };
 
 struct sframe_elf {
@@ -91,7 +92,7 @@ void sframe_object_free(struct sframe_object *obj);
 /* One file, keyed by its real inode; files.c. */
 struct sframe_file {
 	struct hlist_node node;		/* in sframe_files, under its lock */
-	refcount_t ref;			/* maps, a sidecar, a load in flight */
+	refcount_t ref;			/* maps, a sidecar, a load, idle list */
 	dev_t dev;
 	unsigned long ino;
 	u32 generation;
@@ -104,6 +105,8 @@ struct sframe_file {
 	bool loading;			/* a load is queued or running */
 	char *path;
 	struct sframe_charge charge;	/* this struct and the path */
+	struct list_head idle;		/* on the idle list: no user left */
+	unsigned long idle_since;	/* jiffies */
 	struct file *load_file;		/* the file to read, while loading */
 	struct mem_cgroup *load_memcg;	/* charged for what it reads */
 	struct work_struct load_work;
@@ -113,6 +116,7 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm);
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
+bool sframe_files_shrink(kuid_t uid);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_object **obj);
 extern struct workqueue_struct *sframe_wq;

@@ -4,6 +4,7 @@
  * itself, with I/O only where no unprivileged user can make the read hang,
  * every failure named, counted and classed as transient or not.
  */
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/magic.h>
@@ -41,7 +42,7 @@ static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
 static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 			      size_t len, u64 pos)
 {
-	struct address_space *mapping = rd->file->f_mapping;
+	struct address_space *mapping = rd->mapping;
 	u8 *to = buf;
 
 	if (pos + len < pos || pos + len > i_size_read(mapping->host))
@@ -174,7 +175,10 @@ static void sframe_load_section(struct sframe_reader *rd,
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		      struct sframe_load_result *res)
 {
-	struct sframe_reader rd = { .read = sframe_read_cached, .file = file };
+	struct inode *real = d_real_inode(file->f_path.dentry);
+	struct sframe_reader rd = {
+		.read = sframe_read_cached, .mapping = real->i_mapping,
+	};
 	struct file *own = NULL;
 	struct sframe_elf elf = {};
 	int ret;
@@ -185,7 +189,8 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		sframe_load_fail(res, SFRAME_LOAD_NOMEM, true);
 		return;
 	}
-	if (!sframe_fs_may_hang(file_inode(file)->i_sb)) {
+	/* An overlayfs path's data, and page cache, are its layer's. */
+	if (!sframe_fs_may_hang(real->i_sb)) {
 		own = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
 				  current_cred());
 		if (IS_ERR(own)) {
