@@ -43,7 +43,7 @@ static struct sframe_user *sframe_user_find(kuid_t uid)
  * Add @bytes to @c: 0, -ENOSPC past max_cache_mb, -EDQUOT past the user's
  * max_user_mb, -ENOMEM.  Nothing is added on failure.
  */
-int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
+static int sframe_charge_once(struct sframe_charge *c, size_t bytes, gfp_t gfp)
 {
 	size_t max = (size_t)READ_ONCE(sframe_max_cache_mb) << 20;
 	size_t user_max = (size_t)READ_ONCE(sframe_max_user_mb) << 20;
@@ -86,6 +86,25 @@ out:
 	spin_unlock(&sframe_budget_lock);
 	kfree(fresh);
 	return ret;
+}
+
+/*
+ * Charge @bytes to @c, making room from idle file entries (the user's
+ * own when over max_user_mb, anyone's when over max_cache_mb) if need
+ * be.  Process context, no cache lock held.
+ */
+int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
+{
+	int ret;
+
+	for (;;) {
+		ret = sframe_charge_once(c, bytes, gfp);
+		if (ret == -EDQUOT && sframe_files_shrink(c->uid))
+			continue;
+		if (ret == -ENOSPC && sframe_files_shrink(INVALID_UID))
+			continue;
+		return ret;
+	}
 }
 
 /* Give back everything @c holds. */

@@ -2,7 +2,9 @@
 /*
  * The file entries: one per file (its real inode), holding what a read of
  * it found and the sidecar root gave it, shared by every mapping of it,
- * alive while a map, a sidecar or a load holds it.  Loads run on the
+ * alive while a map, a sidecar or a load holds it, then idle for
+ * idle_seconds (so that the next exec of a program finds its section
+ * read) unless the budget needs the memory first.  Loads run on the
  * cache's work queue, never under a lock.
  */
 #include <linux/dcache.h>
@@ -19,8 +21,15 @@
 
 static DEFINE_HASHTABLE(sframe_files, SFRAME_FILE_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_files_lock);
+static LIST_HEAD(sframe_idle);		/* oldest first; holds a reference */
+static bool sframe_files_closing;	/* module exit: nothing goes idle */
 static atomic_long_t sframe_nr_files;
+static atomic_long_t sframe_nr_idle;
+unsigned int sframe_idle_seconds = 30;
 struct workqueue_struct *sframe_wq;
+
+static void sframe_files_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(sframe_reap_work, sframe_files_reap);
 
 /* The inode a file's data lives in: an overlayfs path's layer inode. */
 static struct inode *sframe_real_inode(struct file *file)
@@ -76,21 +85,109 @@ static void sframe_file_free(struct sframe_file *sf)
 	kfree(sf);
 }
 
+/* Take @sf out of the hash and the idle list.  Under sframe_files_lock. */
+static void sframe_file_unhash(struct sframe_file *sf)
+{
+	lockdep_assert_held(&sframe_files_lock);
+	hash_del(&sf->node);
+	if (!list_empty(&sf->idle)) {
+		list_del_init(&sf->idle);
+		atomic_long_dec(&sframe_nr_idle);
+	}
+}
+
+/* Free an entry no one can find or use any more. */
+static void sframe_file_reclaim(struct sframe_file *sf)
+{
+	atomic_long_dec(&sframe_nr_files);
+	sframe_count(files_reclaimed);
+	sframe_file_free(sf);
+}
+
 /*
- * Drop a reference; the last one reclaims the entry.  Whoever held the
- * last reference was a map freed after a grace period, a load or a
- * sidecar already withdrawn after one: no walk can still see the entry.
- * Process context.
+ * Is @sf worth keeping once unused: a read that completed (a transient
+ * failure is read again anyway)?  Under sframe_files_lock.
+ */
+static bool sframe_file_keeps(const struct sframe_file *sf)
+{
+	return READ_ONCE(sframe_idle_seconds) && !sframe_files_closing &&
+	       !sf->loading && rcu_access_pointer(sf->obj);
+}
+
+/*
+ * Drop a reference.  The last one puts the entry on the idle list, which
+ * takes it over, or reclaims it.  Whoever held the last reference was a
+ * map freed after a grace period, a load or a sidecar already withdrawn
+ * after one: no walk can still see the entry.  Process context.
  */
 void sframe_file_put(struct sframe_file *sf)
 {
 	if (!refcount_dec_and_lock(&sf->ref, &sframe_files_lock))
 		return;
-	hash_del(&sf->node);
+	if (sframe_file_keeps(sf)) {
+		refcount_set(&sf->ref, 1);
+		sf->idle_since = jiffies;
+		list_add_tail(&sf->idle, &sframe_idle);
+		atomic_long_inc(&sframe_nr_idle);
+		spin_unlock(&sframe_files_lock);
+		queue_delayed_work(sframe_wq, &sframe_reap_work,
+				   READ_ONCE(sframe_idle_seconds) * HZ);
+		return;
+	}
+	sframe_file_unhash(sf);
 	spin_unlock(&sframe_files_lock);
-	atomic_long_dec(&sframe_nr_files);
-	sframe_count(files_reclaimed);
-	sframe_file_free(sf);
+	sframe_file_reclaim(sf);
+}
+
+/*
+ * Reclaim idle entries: those idle for @age jiffies or more, and of the
+ * rest the oldest @count charged to @uid (any user if invalid).  Returns
+ * how many went.  Process context.
+ */
+static unsigned long sframe_files_reclaim_idle(unsigned long age,
+					       kuid_t uid,
+					       unsigned long count)
+{
+	struct sframe_file *sf, *next;
+	unsigned long n = 0;
+	LIST_HEAD(dead);
+
+	spin_lock(&sframe_files_lock);
+	list_for_each_entry_safe(sf, next, &sframe_idle, idle) {
+		if (time_before(jiffies, sf->idle_since + age)) {
+			if (!count)
+				break;
+			if (uid_valid(uid) && !uid_eq(sf->charge.uid, uid))
+				continue;
+			count--;
+		}
+		sframe_file_unhash(sf);
+		list_add(&sf->idle, &dead);
+	}
+	spin_unlock(&sframe_files_lock);
+	list_for_each_entry_safe(sf, next, &dead, idle) {
+		sframe_file_reclaim(sf);
+		n++;
+	}
+	return n;
+}
+
+static void sframe_files_reap(struct work_struct *work)
+{
+	unsigned long age = READ_ONCE(sframe_idle_seconds) * HZ;
+
+	sframe_files_reclaim_idle(age, INVALID_UID, 0);
+	if (atomic_long_read(&sframe_nr_idle))
+		queue_delayed_work(sframe_wq, &sframe_reap_work, age / 2 + 1);
+}
+
+/*
+ * The budget is short for @uid (any user if invalid): give back its
+ * oldest idle entry.  Whether there was one.
+ */
+bool sframe_files_shrink(kuid_t uid)
+{
+	return sframe_files_reclaim_idle(ULONG_MAX, uid, 1);
 }
 
 void sframe_file_hold(struct sframe_file *sf)
@@ -144,6 +241,18 @@ static bool sframe_file_wants_load(const struct sframe_file *sf)
 	       time_after_eq(jiffies, sf->retry_at);
 }
 
+/* Take a reference to a found entry; an idle one hands over the list's. */
+static void sframe_file_revive(struct sframe_file *sf)
+{
+	lockdep_assert_held(&sframe_files_lock);
+	if (list_empty(&sf->idle)) {
+		refcount_inc(&sf->ref);
+		return;
+	}
+	list_del_init(&sf->idle);
+	atomic_long_dec(&sframe_nr_idle);
+}
+
 static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 {
 	struct inode *inode = sframe_real_inode(file);
@@ -174,6 +283,7 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 	sf->ctime = inode_get_ctime(inode);
 	sf->status = "loading";
 	sf->retry_at = jiffies;
+	INIT_LIST_HEAD(&sf->idle);
 	INIT_WORK(&sf->load_work, sframe_file_load_work);
 	return sf;
 }
@@ -193,7 +303,7 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 		spin_lock(&sframe_files_lock);
 		sf = sframe_file_find(inode);
 		if (sf) {
-			refcount_inc(&sf->ref);
+			sframe_file_revive(sf);
 			if (sframe_file_wants_load(sf))
 				sframe_file_queue_load(sf, file, mm);
 		} else if (fresh) {
@@ -370,6 +480,11 @@ long sframe_files_cached(void)
 	return atomic_long_read(&sframe_nr_files);
 }
 
+long sframe_files_idle(void)
+{
+	return atomic_long_read(&sframe_nr_idle);
+}
+
 static const struct sframe_sec *sframe_file_sidecar(struct sframe_file *sf)
 {
 	return rcu_dereference_protected(sf->sidecar,
@@ -394,6 +509,9 @@ int sframe_cache_show_files(struct seq_file *s)
 			seq_printf(s, "; sidecar v%u, %u FDEs, %zu bytes",
 				   side->sec.version, side->sec.num_fdes,
 				   side->charge.bytes);
+		if (!list_empty(&sf->idle))
+			seq_printf(s, "; idle %lu s",
+				   (jiffies - sf->idle_since) / HZ);
 		seq_putc(s, '\n');
 	}
 	spin_unlock(&sframe_files_lock);
@@ -457,13 +575,18 @@ static bool sframe_files_drop_one_sidecar(void)
 /*
  * After the maps are gone and no walk can be running: withdraw the
  * sidecars, let the loads in flight finish, and the entries go with
- * their last references.
+ * their last references, the idle list's included.
  */
 void sframe_files_exit(void)
 {
+	spin_lock(&sframe_files_lock);
+	sframe_files_closing = true;
+	spin_unlock(&sframe_files_lock);
 	while (sframe_files_drop_one_sidecar())
 		;
 	flush_workqueue(sframe_wq);
+	cancel_delayed_work_sync(&sframe_reap_work);
+	sframe_files_reclaim_idle(0, INVALID_UID, 0);
 	WARN_ON_ONCE(atomic_long_read(&sframe_nr_files));
 	destroy_workqueue(sframe_wq);
 }

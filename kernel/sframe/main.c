@@ -31,6 +31,9 @@ MODULE_PARM_DESC(max_cache_mb, "Kernel memory for cached sections, MiB (default 
 module_param_named(max_user_mb, sframe_max_user_mb, uint, 0644);
 MODULE_PARM_DESC(max_user_mb, "Kernel memory for the files one user maps, MiB (default 64; root: max_cache_mb only)");
 
+module_param_named(idle_seconds, sframe_idle_seconds, uint, 0644);
+MODULE_PARM_DESC(idle_seconds, "How long a file no process maps keeps its entry, seconds (default 30; 0: none)");
+
 module_param_named(max_section_mb, sframe_max_section_mb, uint, 0644);
 MODULE_PARM_DESC(max_section_mb, "Largest .sframe section accepted, MiB (default 64)");
 
@@ -65,6 +68,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 
 	sframe_stats_sum(st);
 	seq_printf(s, "files_cached: %ld\n", sframe_files_cached());
+	seq_printf(s, "files_idle: %ld\n", sframe_files_idle());
 	seq_printf(s, "kernel_bytes: %zu\n", sframe_charged_total());
 	seq_printf(s, "mms_tracked: %ld\n", sframe_mms_tracked());
 	sframe_show(s, "sections_loaded", st->sections_loaded);

@@ -70,6 +70,7 @@ DECLARE_PER_CPU(struct sframe_stats, sframe_stats);
 extern unsigned int sframe_max_cache_mb;	/* budget.c */
 extern unsigned int sframe_max_user_mb;		/* budget.c */
 extern unsigned int sframe_max_section_mb;	/* load.c */
+extern unsigned int sframe_idle_seconds;	/* files.c */
 extern bool sframe_enabled;			/* unwind.c */
 
 /* An address window [start, end); empty when start >= end. */
@@ -109,6 +110,7 @@ struct sframe_file;
 int sframe_files_init(void);
 void sframe_files_exit(void);
 long sframe_files_cached(void);
+long sframe_files_idle(void);
 char *sframe_path_dup(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 			     const u8 *build_id, u32 build_id_size);
