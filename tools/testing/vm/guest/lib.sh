@@ -69,10 +69,27 @@ record_callgraph()
 		return 1
 	fi
 	recorded_bytes=$(wc -c < "/tmp/$name.data")
-	perf script -i "/tmp/$name.data" --no-inline -F comm,tid,ip,sym,dso \
-		> "/tmp/$name.perf" 2> "/tmp/$name.err"
-	artefact "$name.perf" "/tmp/$name.perf"
-	rm -f "/tmp/$name.data"
+	perf_script "$name"
+}
+
+# perf_script NAME: send the samples of /tmp/NAME.data as NAME.perf
+# (`perf script -F comm,tid,ip,sym,dso`), then remove perf.data.
+perf_script()
+{
+	perf script -i "/tmp/$1.data" --no-inline -F comm,tid,ip,sym,dso \
+		> "/tmp/$1.perf" 2> "/tmp/$1.err"
+	artefact "$1.perf" "/tmp/$1.perf"
+	rm -f "/tmp/$1.data"
+}
+
+# unload_module NAME: rmmod NAME if it is loaded (a scenario that failed
+# before may have left it), or fail the scenario.
+unload_module()
+{
+	if [ -d "/sys/module/$1" ] && ! rmmod "$1"; then
+		result fail "rmmod $1 failed"
+		exit 1
+	fi
 }
 
 # record_pattern BINARY PATTERN [NAME]: perf -g one workload pattern; send
