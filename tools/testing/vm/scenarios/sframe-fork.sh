@@ -11,7 +11,7 @@
 # timeout: 600
 . /vmtest/lib.sh
 FORKDEEP=/workloads/project/sframe/forkdeep
-WORKERS=3
+WORKERS=2
 
 unload_module sframe_unwind
 record_callgraph fp fp /workloads/project/fp/forkdeep $WORKERS "$PATTERN_SECONDS"
