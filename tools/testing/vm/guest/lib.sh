@@ -123,6 +123,35 @@ sframe_state()
 	done
 }
 
+# load_stock_modules: insmod the kernel's own modules that the scenario's
+# needs brought (/kmodules/order, dependencies first), or fail.
+load_stock_modules()
+{
+	if [ ! -f /kmodules/order ]; then
+		result fail "no stock kernel modules in the initramfs"
+		exit 1
+	fi
+	while read -r m; do
+		[ -d "/sys/module/$m" ] && continue
+		if ! insmod "/kmodules/$m.ko"; then
+			result fail "insmod $m.ko (the kernel's own) failed"
+			exit 1
+		fi
+	done < /kmodules/order
+}
+
+# mount_scratch_ext2 DIR: a fresh ext2 file system on a RAM block device
+# (brd's /dev/ram0, 4 MiB), mounted on DIR (needs: blockfs).
+mount_scratch_ext2()
+{
+	load_stock_modules
+	mkdir -p "$1"
+	if ! mke2fs /dev/ram0 > /dev/null || ! mount -t ext2 /dev/ram0 "$1"; then
+		result fail "no ext2 file system on /dev/ram0"
+		exit 1
+	fi
+}
+
 # stat_value NAME: one number from the module's stats file.
 stat_value()
 {
