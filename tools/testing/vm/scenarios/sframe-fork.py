@@ -14,16 +14,22 @@ def check(run):
     """Assert forkdeep's children and python's workers unwind to main."""
     for name in ("fp", "before", "after"):
         check_forked(run, name, FORKED_BOUND)
-    out, perf = run.artefacts.get("pyfork.out"), run.artefacts.get("pyfork.perf")
+    python, ranges = python_main()
+    for name in ("pydwarf", "pyfork"):
+        measured = python_workers(run, name, python, ranges)
+        if measured:
+            assert_reach(run, f"{name}_workers", measured, SIDECAR_LIMITS)
+
+
+def python_workers(run, name, python, ranges):
+    """Return reach() of the python workers' samples of run NAME."""
+    out, perf = run.artefacts.get(f"{name}.out"), run.artefacts.get(f"{name}.perf")
     if out is None or perf is None:
-        run.fail("pyfork: no workload output or perf output from the guest")
-        return
+        run.fail(f"{name}: no workload output or perf output from the guest")
+        return None
     workers = pids_by_role(out.decode(errors="replace")).get("worker", set())
     if len(workers) != 2:
-        run.fail(f"pyfork: {len(workers)} python workers reported their pid, want 2")
-        return
-    python, ranges = python_main()
-    measured = reach(run, "pyfork_workers", perf.decode(errors="replace"), python, ranges,
-                     tids=workers)
-    if measured:
-        assert_reach(run, "pyfork_workers", measured, SIDECAR_LIMITS)
+        run.fail(f"{name}: {len(workers)} python workers reported their pid, want 2")
+        return None
+    return reach(run, f"{name}_workers", perf.decode(errors="replace"), python, ranges,
+                 tids=workers)

@@ -41,11 +41,14 @@ metric forks_inherited "$(stat_value forks_inherited)"
 # Python workers (posix.fork, no exec) with sidecars.  Python reads
 # /dev/urandom at start-up: wait for the entropy pool first.
 head -c 1 /dev/random > /dev/null
+PYFORK="python3 -I -S /workloads/project/pyrecurse.py $PATTERN_SECONDS 40 2"
+# control of the workers' measurement: perf's own DWARF unwinder
+record_callgraph pydwarf dwarf $PYFORK
+artefact pydwarf.out /tmp/pydwarf.out
 /workloads/project/sframectl load --system > /tmp/load-system.txt 2>&1 ||
 	result fail "sframectl load --system: exit $?"
 tail -n 1 /tmp/load-system.txt
-record_callgraph pyfork fp python3 -I -S /workloads/project/pyrecurse.py \
-	"$PATTERN_SECONDS" 40 2
+record_callgraph pyfork fp $PYFORK
 cat /tmp/pyfork.out
 artefact pyfork.out /tmp/pyfork.out
 sframe_state module
