@@ -14,7 +14,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import bpfcheck, channel, console, initramfs, ktap, machinecode, \
+from vmlib import bpfcheck, channel, console, forkcheck, initramfs, ktap, machinecode, \
     stackcheck  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -66,6 +66,36 @@ class StackCheckTest(unittest.TestCase):
         self.assertEqual(stackcheck.completeness(expect, text), (1, 1))
 
 
+class ForkCheckTest(unittest.TestCase):
+    """Each forked process's samples against its role's chain, by tid."""
+
+    OUT = ("pid 10 parent\nexpect worker: leaf_spin work main\n"
+           "expect grandchild: leaf_spin grand work main\npid 11 worker\npid 12 worker\n"
+           "pid 13 grandchild\ndone\n")
+
+    @staticmethod
+    def sample(tid, *names):
+        """One sample of thread tid with the named frames."""
+        return "".join([f"forkdeep {tid:6d}\n"] + [f"\t{0x1000 + i:x} {n} (/w/forkdeep)\n"
+                                                    for i, n in enumerate(names)]) + "\n"
+
+    def test_roles_and_chains(self):
+        self.assertEqual(forkcheck.pids_by_role(self.OUT),
+                         {"parent": {10}, "worker": {11, 12}, "grandchild": {13}})
+        self.assertEqual(forkcheck.chains_by_role(self.OUT)["grandchild"],
+                         ["leaf_spin", "grand", "work", "main"])
+
+    def test_each_role_against_its_own_chain(self):
+        text = (self.sample(11, "leaf_spin", "work", "main") +
+                self.sample(12, "leaf_spin", "[unknown]") +
+                self.sample(13, "leaf_spin", "grand", "work", "main") +
+                self.sample(13, "leaf_spin", "work", "main") +     # a worker's chain
+                self.sample(10, "leaf_spin", "work", "main") +     # the parent's
+                self.sample(11, "clock_gettime", "leaf_spin"))      # not in the leaf
+        self.assertEqual(forkcheck.role_completeness(self.OUT, text),
+                         {"worker": (1, 2), "grandchild": (1, 2)})
+
+
 class ReachTest(unittest.TestCase):
     """Samples of one program whose stacks reach an address range of its file."""
 
@@ -95,6 +125,12 @@ class ReachTest(unittest.TestCase):
         self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges), (2, 3))
         self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges,
                                                      leaf_in_dso=True), (1, 2))
+
+    def test_only_the_given_threads(self):
+        text = (self.sample("python3", 0x227d37).replace(" 7 ", " 8 ") +
+                self.sample("python3", 0x300000) + self.sample("python3", 0x227d37))
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY,
+                                                     [(0x227d10, 0x227d3c)], tids={7}), (1, 2))
 
     def test_other_objects_at_the_same_offset_do_not_count(self):
         text = "python3 7 \n\t227d37 time (/lib/x86_64-linux-gnu/libc.so.6)\n\n"

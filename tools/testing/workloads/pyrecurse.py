@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """A CPU-bound recursive pure-Python function, for profiling Python's C stack.
 
-Usage: python3 -I -S pyrecurse.py SECONDS [DEPTH]
+Usage: python3 -I -S pyrecurse.py SECONDS [DEPTH [WORKERS]]
 
 Calls descend(DEPTH) over and over for SECONDS seconds and prints how many
-descents it made.  Only built-in modules are imported, so that the guest's
-initramfs needs nothing of the standard library beyond what the interpreter
-loads at start-up (vmlib/initramfs.py copies exactly that).
+descents it made.  With WORKERS, the process forks that many workers (no
+exec), each of which does the same while the parent waits; every process
+prints "pid PID parent|worker" first.  Only built-in modules are imported
+(posix, not os, for fork), so that the guest's initramfs needs nothing of
+the standard library beyond what the interpreter loads at start-up
+(vmlib/initramfs.py copies exactly that).
 """
 
+import posix
 import sys
 import time
 
@@ -22,19 +26,41 @@ def descend(depth):
     return descend(depth - 1) * 3 % 1000003 + depth
 
 
-def main(argv):
+def spin(seconds, depth):
     """Run descend() for the given number of seconds."""
-    if len(argv) not in (2, 3):
-        print(__doc__.splitlines()[2], file=sys.stderr)
-        return 2
-    seconds = float(argv[1])
-    depth = int(argv[2]) if len(argv) == 3 else DEFAULT_DEPTH
     end = time.monotonic() + seconds
     descents = 0
     while time.monotonic() < end:
         descend(depth)
         descents += 1
-    print(f"pyrecurse: {descents} descents {depth} deep in {seconds:g} s")
+    print(f"pyrecurse: {descents} descents {depth} deep in {seconds:g} s", flush=True)
+
+
+def fork_workers(workers, seconds, depth):
+    """Fork workers that spin; wait for them; return 0 when all succeeded."""
+    failed = 0
+    for _ in range(workers):
+        if posix.fork() == 0:
+            print(f"pid {posix.getpid()} worker", flush=True)
+            spin(seconds, depth)
+            posix._exit(0)
+    for _ in range(workers):
+        _, status = posix.waitpid(-1, 0)
+        failed += status != 0
+    return 1 if failed else 0
+
+
+def main(argv):
+    """Spin for the given number of seconds, in workers if asked."""
+    if len(argv) not in (2, 3, 4):
+        print(__doc__.splitlines()[2], file=sys.stderr)
+        return 2
+    seconds = float(argv[1])
+    depth = int(argv[2]) if len(argv) >= 3 else DEFAULT_DEPTH
+    if len(argv) == 4:
+        print(f"pid {posix.getpid()} parent", flush=True)
+        return fork_workers(int(argv[3]), seconds, depth)
+    spin(seconds, depth)
     return 0
 
 

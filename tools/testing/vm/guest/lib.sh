@@ -69,10 +69,27 @@ record_callgraph()
 		return 1
 	fi
 	recorded_bytes=$(wc -c < "/tmp/$name.data")
-	perf script -i "/tmp/$name.data" --no-inline -F comm,tid,ip,sym,dso \
-		> "/tmp/$name.perf" 2> "/tmp/$name.err"
-	artefact "$name.perf" "/tmp/$name.perf"
-	rm -f "/tmp/$name.data"
+	perf_script "$name"
+}
+
+# perf_script NAME: send the samples of /tmp/NAME.data as NAME.perf
+# (`perf script -F comm,tid,ip,sym,dso`), then remove perf.data.
+perf_script()
+{
+	perf script -i "/tmp/$1.data" --no-inline -F comm,tid,ip,sym,dso \
+		> "/tmp/$1.perf" 2> "/tmp/$1.err"
+	artefact "$1.perf" "/tmp/$1.perf"
+	rm -f "/tmp/$1.data"
+}
+
+# unload_module NAME: rmmod NAME if it is loaded (a scenario that failed
+# before may have left it), or fail the scenario.
+unload_module()
+{
+	if [ -d "/sys/module/$1" ] && ! rmmod "$1"; then
+		result fail "rmmod $1 failed"
+		exit 1
+	fi
 }
 
 # record_pattern BINARY PATTERN [NAME]: perf -g one workload pattern; send
@@ -104,6 +121,35 @@ sframe_state()
 		cat "/sys/kernel/debug/sframe_unwind/$v" > "/tmp/$1.$v"
 		artefact "$1.$v" "/tmp/$1.$v"
 	done
+}
+
+# load_stock_modules: insmod the kernel's own modules that the scenario's
+# needs brought (/kmodules/order, dependencies first), or fail.
+load_stock_modules()
+{
+	if [ ! -f /kmodules/order ]; then
+		result fail "no stock kernel modules in the initramfs"
+		exit 1
+	fi
+	while read -r m; do
+		[ -d "/sys/module/$m" ] && continue
+		if ! insmod "/kmodules/$m.ko"; then
+			result fail "insmod $m.ko (the kernel's own) failed"
+			exit 1
+		fi
+	done < /kmodules/order
+}
+
+# mount_scratch_ext2 DIR: a fresh ext2 file system on a RAM block device
+# (brd's /dev/ram0, 4 MiB), mounted on DIR (needs: blockfs).
+mount_scratch_ext2()
+{
+	load_stock_modules
+	mkdir -p "$1"
+	if ! mke2fs /dev/ram0 > /dev/null || ! mount -t ext2 /dev/ram0 "$1"; then
+		result fail "no ext2 file system on /dev/ram0"
+		exit 1
+	fi
 }
 
 # stat_value NAME: one number from the module's stats file.

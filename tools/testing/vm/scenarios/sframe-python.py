@@ -1,23 +1,14 @@
 """Host half of sframe-python: Debian's python3 unwound to main, three ways."""
 
-import os
 import re
 
-from vmlib.initramfs import DEBIAN_PYTHON
-from vmlib.machinecode import main_frame_offsets
-from vmlib.stackcheck import MIN_SAMPLES, parse_perf_script, samples_reaching
+from vmlib.pythoncheck import SIDECAR_LIMITS, assert_reach, python_main, reach
+from vmlib.stackcheck import parse_perf_script
 
 # perf.data of each mode: stock kernel (-g, frame pointers), perf's DWARF
 # unwinder (stock kernel too) and -g with load --system's sidecars.
 MODES = ("stock", "dwarf", "sidecar")
-# Samples taken before main (execve, ld.so relocating, IFUNC resolvers,
-# the libraries' .init) or after it returned (_fini) cannot reach it in
-# any mode: 1.5 % of a 2 s run on the Debian kernels under TCG, 4 % on the
-# debug kernel, whose exec and mmap are slower.  So all samples must reach
-# main at 90 %; those whose user-space leaf is in python itself, where
-# only page faults in _start and _fini were outside main, at 99 %.
-LIMITS = {("sidecar", "main"): (">=", 0.90), ("sidecar", "main_from_python"): (">=", 0.99),
-          ("stock", "main"): ("<", 0.5)}
+LIMITS = {"sidecar": SIDECAR_LIMITS, "stock": {"main": ("<", 0.5)}}
 # How far below DWARF's fraction the sidecars' may fall: start-up samples
 # vary by a few between runs.
 DWARF_SLACK = 0.02
@@ -30,16 +21,12 @@ SUMMARY = re.compile(
 
 def check(run):
     """Report each mode's reach and size; assert the sidecars' and stock's."""
-    python = os.path.realpath(DEBIAN_PYTHON)
-    ranges = main_frame_offsets(python)
+    python, ranges = python_main()
     run.metric("main_frames", " ".join(f"{a:#x}-{b:#x}" for a, b in ranges))
     measured = {mode: measure(run, mode, python, ranges) for mode in MODES}
-    for (mode, what), (op, bound) in LIMITS.items():
-        if not measured[mode]:
-            continue
-        frac = measured[mode][what]
-        verdict = f"{mode}: {what} {100 * frac:.1f}%, want {op} {100 * bound:.0f}%"
-        (run.passed if (frac >= bound) == (op == ">=") else run.fail)(verdict)
+    for mode, limits in LIMITS.items():
+        if measured[mode]:
+            assert_reach(run, mode, measured[mode], limits)
     if measured["sidecar"] and measured["dwarf"]:
         compare_with_dwarf(run, measured["sidecar"], measured["dwarf"])
     check_load_system(run, python)
@@ -56,16 +43,10 @@ def measure(run, mode, python, ranges):
         run.fail(f"{mode}: no perf output")
         return None
     text = perf.decode(errors="replace")
-    comm = os.path.basename(DEBIAN_PYTHON)
-    result = {"bytes_per_sample": int(size) / max(len(parse_perf_script(text)), 1)}
-    for what, leaf_in_dso in (("main", False), ("main_from_python", True)):
-        reaching, samples = samples_reaching(text, comm, python, ranges, leaf_in_dso)
-        if samples < MIN_SAMPLES:
-            run.fail(f"{mode}: only {samples} samples for {what}")
-            return None
-        result[what] = reaching / samples
-        run.metric(f"{mode}_{what}_pct", f"{100 * result[what]:.1f}")
-        run.metric(f"{mode}_{what}_samples", str(samples))
+    result = reach(run, mode, text, python, ranges)
+    if result is None:
+        return None
+    result["bytes_per_sample"] = int(size) / max(len(parse_perf_script(text)), 1)
     run.metric(f"{mode}_bytes_per_sample", f"{result['bytes_per_sample']:.0f}")
     return result
 

@@ -21,10 +21,7 @@ callgraph()
 	metric "$1_data_bytes" "$recorded_bytes"
 }
 
-# A scenario that failed before may have left the module loaded.
-if [ -d /sys/module/sframe_unwind ]; then
-	rmmod sframe_unwind || result fail "sframe_unwind was loaded and cannot be removed"
-fi
+unload_module sframe_unwind
 # Python reads /dev/urandom at start-up, which waits for the entropy pool
 # of a freshly booted guest (seconds of samples in the kernel): wait for
 # it here, so that every run measures the same thing.

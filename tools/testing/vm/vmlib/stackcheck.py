@@ -35,13 +35,19 @@ def parse_perf_script(text):
 
 def parse_perf_samples(text):
     """Return the samples of `perf script -F comm,tid,ip,sym,dso` as [(comm, [Frame])]."""
+    return [(comm, frames) for comm, _, frames in parse_perf_tasks(text)]
+
+
+def parse_perf_tasks(text):
+    """Return the samples of `perf script -F comm,tid,ip,sym,dso` as [(comm, tid, [Frame])]."""
     samples, frames = [], None
     for line in text.splitlines():
         if not line.strip():
             continue
         if not line[0].isspace():
             frames = []
-            samples.append((line.strip().rpartition(" ")[0].strip(), frames))
+            comm, _, tid = line.strip().rpartition(" ")
+            samples.append((comm.strip(), int(tid) if tid.isdigit() else None, frames))
             continue
         if frames is None:
             continue
@@ -68,7 +74,7 @@ def parse_expect(text):
     raise ValueError("no 'expect:' line")
 
 
-def _match(frames, chain):
+def chain_matches(frames, chain):
     """Tell whether frames, from the leaf, follow chain down to its end."""
     if not chain:
         return True
@@ -80,10 +86,10 @@ def _match(frames, chain):
         i = 0
         while i < len(frames) and frames[i].in_libc():
             i += 1
-            if _match(frames[i:], rest):
+            if chain_matches(frames[i:], rest):
                 return True
         return False
-    return frames[0].sym == token and _match(frames[1:], rest)
+    return frames[0].sym == token and chain_matches(frames[1:], rest)
 
 
 def completeness(expect_text, perf_text):
@@ -94,11 +100,11 @@ def completeness(expect_text, perf_text):
         if not frames or frames[0].sym != chain[0]:
             continue
         eligible += 1
-        complete += _match(frames, chain)
+        complete += chain_matches(frames, chain)
     return complete, eligible
 
 
-def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False):
+def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None):
     """Return (reaching, samples) of comm: how many have a frame of dso in ranges.
 
     ranges are [start, end) addresses as perf script prints them for dso;
@@ -106,12 +112,14 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False):
     address (just after its call) and for a return address minus one, as
     perf's DWARF unwinder prints it.  With leaf_in_dso, only the samples
     whose user-space leaf (first frame below the kernel's addresses) is in
-    dso are counted.
+    dso are counted; with tids, only those of these threads.
     """
     reaching = total = 0
-    for name, frames in parse_perf_samples(perf_text):
+    for name, tid, frames in parse_perf_tasks(perf_text):
         user = [f for f in frames if int(f.ip, 16) < USER_TOP]
         if name != comm or (leaf_in_dso and not (user and user[0].dso == dso)):
+            continue
+        if tids is not None and tid not in tids:
             continue
         total += 1
         reaching += any(f.dso == dso and any(a < int(f.ip, 16) <= b for a, b in ranges)

@@ -1,0 +1,35 @@
+"""Host half of sframe-fork: forked processes' stacks are complete."""
+
+from vmlib.forkcheck import check_forked, pids_by_role
+from vmlib.pythoncheck import SIDECAR_LIMITS, assert_reach, python_main, reach
+
+# forkdeep's workers and grandchild: the frame-pointer build on the stock
+# kernel (the control), and the SFrame build with the module, whose
+# children inherit the parent's map at fork: as complete as
+# sframe-project's chain.
+FORKED_BOUND = 0.99
+
+
+def check(run):
+    """Assert forkdeep's children and python's workers unwind to main."""
+    for name in ("fp", "before", "after"):
+        check_forked(run, name, FORKED_BOUND)
+    python, ranges = python_main()
+    for name in ("pydwarf", "pyfork"):
+        measured = python_workers(run, name, python, ranges)
+        if measured:
+            assert_reach(run, f"{name}_workers", measured, SIDECAR_LIMITS)
+
+
+def python_workers(run, name, python, ranges):
+    """Return reach() of the python workers' samples of run NAME."""
+    out, perf = run.artefacts.get(f"{name}.out"), run.artefacts.get(f"{name}.perf")
+    if out is None or perf is None:
+        run.fail(f"{name}: no workload output or perf output from the guest")
+        return None
+    workers = pids_by_role(out.decode(errors="replace")).get("worker", set())
+    if len(workers) != 2:
+        run.fail(f"{name}: {len(workers)} python workers reported their pid, want 2")
+        return None
+    return reach(run, f"{name}_workers", perf.decode(errors="replace"), python, ranges,
+                 tids=workers)

@@ -1,0 +1,55 @@
+#!/bin/sh
+# sframe-fork: processes forked without exec are unwound at once.
+# forkdeep (SFrame, no frame pointers) forks workers and a grandchild at
+# depth, from a process started after the module loaded and from one
+# started before (it forks after the load); then Debian's python3 forks
+# workers with load --system's sidecars.  The host measures the forked
+# processes' samples, by tid.  First, as a control of the expected chains,
+# the frame-pointer build without the module.
+# needs: module python
+# kernels: debian-6.1 debian-6.12 debug
+# timeout: 600
+. /vmtest/lib.sh
+FORKDEEP=/workloads/project/sframe/forkdeep
+WORKERS=2
+
+unload_module sframe_unwind
+record_callgraph fp fp /workloads/project/fp/forkdeep $WORKERS "$PATTERN_SECONDS"
+artefact fp.out /tmp/fp.out
+
+# Started before the module loads; forks once /tmp/go exists.
+rm -f /tmp/go
+perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/before.data -- \
+	$FORKDEEP $WORKERS "$PATTERN_SECONDS" /tmp/go > /tmp/before.out 2> /tmp/before.err &
+perf_pid=$!
+sleep 1
+load_module sframe_unwind
+# the load-time scan of running processes is done by a worker: let it run
+sleep 1
+touch /tmp/go
+wait $perf_pid || result fail "perf record of forkdeep (started before load): exit $?"
+cat /tmp/before.out /tmp/before.err
+perf_script before
+artefact before.out /tmp/before.out
+
+# Started after the module loaded.
+record_callgraph after fp $FORKDEEP $WORKERS "$PATTERN_SECONDS"
+cat /tmp/after.out
+artefact after.out /tmp/after.out
+metric forks_inherited "$(stat_value forks_inherited)"
+
+# Python workers (posix.fork, no exec) with sidecars.  Python reads
+# /dev/urandom at start-up: wait for the entropy pool first.
+head -c 1 /dev/random > /dev/null
+PYFORK="python3 -I -S /workloads/project/pyrecurse.py $PATTERN_SECONDS 40 2"
+# control of the workers' measurement: perf's own DWARF unwinder
+record_callgraph pydwarf dwarf $PYFORK
+artefact pydwarf.out /tmp/pydwarf.out
+/workloads/project/sframectl load --system > /tmp/load-system.txt 2>&1 ||
+	result fail "sframectl load --system: exit $?"
+tail -n 1 /tmp/load-system.txt
+record_callgraph pyfork fp $PYFORK
+cat /tmp/pyfork.out
+artefact pyfork.out /tmp/pyfork.out
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
