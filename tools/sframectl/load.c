@@ -267,8 +267,8 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		return ret;
 	}
 	ret = sidecar_build_id(&sc, elf, path ? path : elf, &have, &want);
-	if (!ret)
-		ret = sidecar_check(&sc, elf, path ? path : elf, &code);
+	if (!ret || force)
+		ret = sidecar_check(&sc, elf, path ? path : elf, &code) ?: ret;
 	if (ret && force && want.size <= SFRAME_BUILD_ID_MAX) {
 		fprintf(stderr, "sframectl: --force: passing it to the module anyway\n");
 		ret = 0;
