@@ -6,16 +6,20 @@ Run: python3 tools/testing/vm/test_vmlib.py
 
 import base64
 import gzip
+import lzma
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import bpfcheck, channel, console, initramfs, ktap, machinecode, \
-    stackcheck  # noqa: E402
+from vmlib import bpfcheck, channel, console, initramfs, kmods, ktap, machinecode, \
+    scenario, stackcheck  # noqa: E402
+from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
 
@@ -297,6 +301,44 @@ class ChannelTest(unittest.TestCase):
     def test_truncated_artefact_is_reported(self):
         log = channel.parse_channel("@@ BEGIN s\n@@ ARTEFACT a\nAAAA\n")
         self.assertEqual(len(log.broken), 1)
+
+
+class KmodsTest(unittest.TestCase):
+    """A scenario's kmods: header, and the module taken from a kernel package."""
+
+    def test_header(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.sh")
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n# needs: module\n# kmods: overlay fuse\n")
+            self.assertEqual(scenario.Scenario(path).kmods, ["overlay", "fuse"])
+
+    def test_from_a_cached_image_package(self):
+        release = "6.12.0-test-amd64"
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = os.path.join(tmp, "pkg")
+            moddir = os.path.join(pkg, "lib/modules", release, "kernel/fs/overlayfs")
+            os.makedirs(moddir)
+            os.makedirs(os.path.join(pkg, "DEBIAN"))
+            with open(os.path.join(pkg, "DEBIAN", "control"), "w") as f:
+                f.write(f"Package: linux-image-{release}\nVersion: 1\n"
+                        "Architecture: amd64\nMaintainer: t <t@t>\nDescription: t\n")
+            with lzma.open(os.path.join(moddir, "overlay.ko.xz"), "wb") as f:
+                f.write(b"\x7fELF module bytes")
+            cache = os.path.join(tmp, "cache")
+            debs = os.path.join(cache, "apt", "suite", "debs")
+            os.makedirs(debs)
+            subprocess.run(["dpkg-deb", "--build", "-Zgzip", pkg,
+                            os.path.join(debs, f"linux-image-{release}_1_amd64.deb")],
+                           check=True, capture_output=True)
+            kernel = type("K", (), {"name": "debian-t", "release": release,
+                                    "kdir": os.path.join(tmp, "headers")})()
+            path = kmods.stock_module(kernel, "overlay", cache)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), b"\x7fELF module bytes")
+            self.assertEqual(kmods.stock_module(kernel, "overlay", cache), path)
+            with self.assertRaises(HarnessError):
+                kmods.stock_module(kernel, "fuse", cache)
 
 
 if __name__ == "__main__":
