@@ -102,7 +102,7 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 
 /* The build ID a section is for, as the module takes it. */
 struct build_id {
-	u32 size;			/* 0: none */
+	u32 size;			/* 0: none; > SFRAME_BUILD_ID_MAX: too long */
 	u8 id[SFRAME_BUILD_ID_MAX];
 };
 
