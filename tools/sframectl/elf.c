@@ -404,39 +404,66 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 	return SFRAME_LOAD_OK;
 }
 
-/* The NT_GNU_BUILD_ID of the ELF file in @d, from its SHT_NOTE sections. */
+/* An NT_GNU_BUILD_ID note among the notes at [@off, @off + @size) of @e. */
+static bool elf_find_build_id(const struct elf *e, u64 off, u64 size,
+			      const unsigned char **id, size_t *len)
+{
+	u64 end;
+
+	if (!elf_in(e, off, size))
+		return false;
+	for (end = off + size; off + 12 <= end;) {
+		u64 namesz = elf_get(e, off, 4);
+		u64 descsz = elf_get(e, off + 4, 4);
+		u64 desc = off + 12 + ((namesz + 3) & ~3ULL);
+
+		if (namesz > end - off - 12 || desc > end ||
+		    descsz > end - desc)
+			return false;
+		if (elf_get(e, off + 8, 4) == 3 && namesz == 4 &&
+		    !memcmp(e->d + off + 12, "GNU", 4)) {
+			*id = e->d + desc;
+			*len = descsz;
+			return true;
+		}
+		off = desc + ((descsz + 3) & ~3ULL);
+	}
+	return false;
+}
+
+/*
+ * The NT_GNU_BUILD_ID of the ELF file in @d: from its PT_NOTE segments,
+ * where the kernel finds it (an object without section headers still has
+ * them), else from its SHT_NOTE sections (gen's sidecars, relocatable,
+ * have no program headers).
+ */
 bool sframe_elf_build_id(const unsigned char *d, size_t size,
 			 const unsigned char **id, size_t *len)
 {
 	char msg[SFRAME_MSG_MAX];
 	struct elf_shdr sh;
-	unsigned int i;
+	unsigned int i, phnum;
 	struct elf e;
+	u64 phoff;
 
 	if (elf_open(&e, d, size, msg, sizeof(msg)) != SFRAME_LOAD_OK)
 		return false;
-	for (i = 1; i < e.shnum; i++) {
-		u64 off, end;
+	phoff = elf_get(&e, 32, 8);
+	phnum = (unsigned int)elf_get(&e, 56, 2);
+	if (e.type != ET_REL && elf_in(&e, phoff, (u64)phnum * PHDR64_SIZE)) {
+		for (i = 0; i < phnum; i++) {
+			u64 ph = phoff + (u64)i * PHDR64_SIZE;
 
-		if (!elf_shdr(&e, i, &sh) || sh.type != 7 ||	/* SHT_NOTE */
-		    !elf_in(&e, sh.offset, sh.size))
-			continue;
-		for (off = sh.offset, end = sh.offset + sh.size;
-		     off + 12 <= end;) {
-			u64 namesz = elf_get(&e, off, 4);
-			u64 descsz = elf_get(&e, off + 4, 4);
-			u64 desc = off + 12 + ((namesz + 3) & ~3ULL);
-
-			if (desc > end || descsz > end - desc)
-				break;
-			if (elf_get(&e, off + 8, 4) == 3 && namesz == 4 &&
-			    !memcmp(d + off + 12, "GNU", 4)) {
-				*id = d + desc;
-				*len = descsz;
+			if (elf_get(&e, ph, 4) == 4 &&		/* PT_NOTE */
+			    elf_find_build_id(&e, elf_get(&e, ph + 8, 8),
+					      elf_get(&e, ph + 32, 8), id, len))
 				return true;
-			}
-			off = desc + ((descsz + 3) & ~3ULL);
 		}
+	}
+	for (i = 1; i < e.shnum; i++) {
+		if (elf_shdr(&e, i, &sh) && sh.type == 7 &&	/* SHT_NOTE */
+		    elf_find_build_id(&e, sh.offset, sh.size, id, len))
+			return true;
 	}
 	return false;
 }

@@ -1,29 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reading an input file whole and taking its SFrame section out of it:
- * a bare section with --raw, otherwise an ELF object.
+ * Reading an input file whole, through one descriptor, and taking its
+ * SFrame section out of it: a bare section with --raw, otherwise an ELF
+ * object.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "sframectl.h"
 
 /* Largest input read whole; bigger files are refused, not truncated. */
 #define SFRAMECTL_MAX_FILE	(1ULL << 32)
 
-static enum sframe_load_status read_file(struct sframe_input *in, char *msg,
-					 size_t msg_size)
+/*
+ * Read what @fd gives whole, from its file position (a fresh descriptor:
+ * the start), so that every check and the hand-over to the module see
+ * one file, whatever happens to its path meanwhile.
+ */
+static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
+				       char *msg, size_t msg_size)
 {
-	FILE *f = fopen(in->path, "rb");
-	size_t cap = 1 << 16, len = 0, n;
+	size_t cap = 1 << 16, len = 0;
 	unsigned char *buf = NULL, *grown;
+	ssize_t n;
 
-	if (!f) {
-		snprintf(msg, msg_size, "%s", strerror(errno));
-		return SFRAME_LOAD_IO;
-	}
 	do {
 		if (len == cap || !buf) {
 			if (buf)
@@ -32,24 +37,41 @@ static enum sframe_load_status read_file(struct sframe_input *in, char *msg,
 							    NULL;
 			if (!grown) {
 				free(buf);
-				fclose(f);
 				snprintf(msg, msg_size, "file too large");
 				return SFRAME_LOAD_IO;
 			}
 			buf = grown;
 		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			snprintf(msg, msg_size, "%s", strerror(errno));
+			return SFRAME_LOAD_IO;
+		}
+		len += (size_t)n;
 	} while (n);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		snprintf(msg, msg_size, "read error");
-		return SFRAME_LOAD_IO;
-	}
-	fclose(f);
 	in->file = buf;
 	in->file_size = len;
+	return SFRAME_LOAD_OK;
+}
+
+enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
+					     const char *path, bool raw,
+					     char *msg, size_t msg_size)
+{
+	enum sframe_load_status st;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	st = read_fd(in, fd, msg, msg_size);
+	if (st != SFRAME_LOAD_OK || !raw)
+		return st == SFRAME_LOAD_OK ? sframe_elf_extract(in, msg, msg_size)
+					    : st;
+	in->bytes = in->file;
+	in->size = in->file_size;
+	in->name = ".sframe";
 	return SFRAME_LOAD_OK;
 }
 
@@ -58,17 +80,44 @@ enum sframe_load_status sframe_input_load(struct sframe_input *in,
 					  char *msg, size_t msg_size)
 {
 	enum sframe_load_status st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	memset(in, 0, sizeof(*in));
-	in->path = path;
-	st = read_file(in, msg, msg_size);
-	if (st != SFRAME_LOAD_OK || !raw)
-		return st == SFRAME_LOAD_OK ? sframe_elf_extract(in, msg, msg_size)
-					    : st;
-	in->bytes = in->file;
-	in->size = in->file_size;
-	in->name = ".sframe";
-	return SFRAME_LOAD_OK;
+	if (fd < 0) {
+		memset(in, 0, sizeof(*in));
+		snprintf(msg, msg_size, "%s", strerror(errno));
+		return SFRAME_LOAD_IO;
+	}
+	st = sframe_input_load_fd(in, fd, path, raw, msg, msg_size);
+	close(fd);
+	return st;
+}
+
+/*
+ * Open the object @path for sframectl load: the one descriptor it reads
+ * the ELF through and hands to the module.  Only a regular file: a FIFO or device put at the path must not block
+ * or feed us (O_NONBLOCK does nothing to a regular file's reads).
+ */
+int sframe_open(const char *path, char *msg, size_t msg_size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		snprintf(msg, msg_size, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(msg, msg_size, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, msg_size, "%s", S_ISDIR(st.st_mode) ?
+			 "is a directory" : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 void sframe_input_free(struct sframe_input *in)

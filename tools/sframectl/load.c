@@ -100,32 +100,66 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 	return 0;
 }
 
-static void print_id(const unsigned char *id, size_t len)
+/* The build ID a section is for, as the module takes it. */
+struct build_id {
+	u32 size;			/* 0: none; > SFRAME_BUILD_ID_MAX: too long */
+	u8 id[SFRAME_BUILD_ID_MAX];
+};
+
+static bool build_id_get(struct build_id *b, const unsigned char *d,
+			 size_t size)
 {
-	while (len--)
-		fprintf(stderr, "%02x", *id++);
+	const unsigned char *id;
+	size_t len;
+
+	memset(b, 0, sizeof(*b));
+	if (!sframe_elf_build_id(d, size, &id, &len) || !len)
+		return false;
+	b->size = len > SFRAME_BUILD_ID_MAX ? SFRAME_BUILD_ID_MAX + 1 : len;
+	memcpy(b->id, id, len > SFRAME_BUILD_ID_MAX ? SFRAME_BUILD_ID_MAX :
+						     len);
+	return true;
 }
 
-/* A sidecar made by gen records its file's build ID: is it @obj's? */
-static int sidecar_same_build(struct sidecar *sc, const char *elf,
-			      const char *name, const struct sframe_input *obj)
+static void print_id(const struct build_id *b)
 {
-	const unsigned char *want, *have;
-	size_t want_len, have_len;
+	u32 i;
 
-	if (!sc->in.file ||
-	    !sframe_elf_build_id(sc->in.file, sc->in.file_size, &want,
-				 &want_len))
-		return 0;		/* not recorded: nothing to compare */
-	if (sframe_elf_build_id(obj->file, obj->file_size, &have, &have_len) &&
-	    have_len == want_len && !memcmp(have, want, have_len))
+	for (i = 0; i < b->size && i < SFRAME_BUILD_ID_MAX; i++)
+		fprintf(stderr, "%02x", b->id[i]);
+}
+
+/*
+ * The build ID to hand over with @sc for the object @elf, whose own is
+ * @have: the one a sidecar file records (gen copies its input's note),
+ * else @have, as a section generated from the object is for it.  Is it
+ * @have?  Say why not.
+ */
+static int sidecar_build_id(struct sidecar *sc, const char *elf,
+			    const char *name, const struct build_id *have,
+			    struct build_id *want)
+{
+	bool recorded = sc->in.file && build_id_get(want, sc->in.file,
+						    sc->in.file_size);
+
+	if (!recorded)
+		*want = *have;
+	if (want->size > SFRAME_BUILD_ID_MAX ||
+	    have->size > SFRAME_BUILD_ID_MAX) {
+		fprintf(stderr, "sframectl: %s: a build ID longer than %d bytes\n",
+			want->size > SFRAME_BUILD_ID_MAX ? name : elf,
+			SFRAME_BUILD_ID_MAX);
+		return EXIT_INVALID;
+	}
+	if (!recorded || (want->size == have->size &&
+			  !memcmp(want->id, have->id, want->size)))
 		return 0;
 	fprintf(stderr, "sframectl: %s is not for %s: made for build ID ",
 		name, elf);
-	print_id(want, want_len);
-	if (have_len) {
+	print_id(want);
+	if (have->size) {
 		fprintf(stderr, ", the file has ");
-		print_id(have, have_len);
+		print_id(have);
 	} else {
 		fprintf(stderr, ", the file has none");
 	}
@@ -167,25 +201,49 @@ struct load_totals {
 	unsigned long long fdes, bytes;
 };
 
+/* Tell what the module's refusal of @elf's sidecar means. */
+static int load_refused(const char *elf, const struct build_id *want)
+{
+	int err = errno;
+
+	fprintf(stderr, "sframectl: %s: the module refused the sidecar: ", elf);
+	if (err == ESTALE && want->size) {
+		fprintf(stderr, "made for build ID ");
+		print_id(want);
+		fprintf(stderr, ", which is not the file's (%s)\n",
+			strerror(err));
+	} else {
+		fprintf(stderr, "%s (see the kernel log)\n", strerror(err));
+	}
+	return err == EINVAL || err == ESTALE ? EXIT_INVALID : EXIT_USAGE;
+}
+
 /*
  * Load a sidecar for @elf: from @path, or generated.  Exit status.  For
  * --system (@quiet), objects with SFrame of their own are only counted.
- * The file is read once, for every check and for gen.  With @dev < 0
- * (--dry-run) everything but the hand-over to the module is done.
+ * @elf is opened once: its program headers, build ID and .eh_frame are
+ * read through that descriptor, which is the one handed to the module,
+ * so a file put at the path meanwhile cannot get a sidecar made for
+ * another.  With @dev < 0 (--dry-run) everything but the hand-over to the
+ * module is done.
  */
 static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		    bool force, struct load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_sidecar_load arg;
+	struct build_id have, want;
 	struct sframe_input obj;
 	struct sframe_code code;
 	struct sidecar sc;
 	int fd, ret;
 
-	if (sframe_input_load(&obj, elf, true, msg, sizeof(msg)) !=
-	    SFRAME_LOAD_OK) {
+	fd = sframe_open(elf, msg, sizeof(msg));
+	if (fd < 0 || sframe_input_load_fd(&obj, fd, elf, true, msg,
+					   sizeof(msg)) != SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		if (fd >= 0)
+			close(fd);
 		return EXIT_USAGE;
 	}
 	ret = sframe_elf_code(obj.file, obj.file_size, &code, msg,
@@ -194,25 +252,24 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		if (!quiet)
 			fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
 		t->not_elf++;
-		sframe_input_free(&obj);
-		return ret;
+		goto out_obj;
 	}
 	if (quiet && code.has_sframe) {
 		t->own_sframe++;
-		sframe_input_free(&obj);
-		return 0;
+		goto out_obj;
 	}
+	build_id_get(&have, obj.file, obj.file_size);
 	ret = sidecar_get(&sc, elf, path, &obj);
+	sframe_input_free(&obj);
 	if (ret) {
 		t->failed++;
-		sframe_input_free(&obj);
+		close(fd);
 		return ret;
 	}
-	ret = sidecar_same_build(&sc, elf, path ? path : elf, &obj);
-	sframe_input_free(&obj);
-	if (!ret)
-		ret = sidecar_check(&sc, elf, path ? path : elf, &code);
-	if (ret && force) {
+	ret = sidecar_build_id(&sc, elf, path ? path : elf, &have, &want);
+	if (!ret || force)
+		ret = sidecar_check(&sc, elf, path ? path : elf, &code) ?: ret;
+	if (ret && force && want.size <= SFRAME_BUILD_ID_MAX) {
 		fprintf(stderr, "sframectl: --force: passing it to the module anyway\n");
 		ret = 0;
 	}
@@ -226,20 +283,15 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		t->bytes += sc.size;
 		goto out;
 	}
-	fd = open(elf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "sframectl: %s: %s\n", elf, strerror(errno));
-		ret = EXIT_USAGE;
-		goto out;
-	}
 	arg = (struct sframe_sidecar_load){
 		.fd = fd, .vaddr = sc.vaddr,
 		.data = (uintptr_t)sc.data, .size = sc.size,
+		.flags = want.size ? SFRAME_SIDECAR_BUILD_ID : 0,
+		.build_id_size = want.size,
 	};
+	memcpy(arg.build_id, want.id, want.size);
 	if (ioctl(dev, SFRAME_IOC_LOAD, &arg)) {
-		fprintf(stderr, "sframectl: %s: the module refused the sidecar: %s (see the kernel log)\n",
-			elf, strerror(errno));
-		ret = errno == EINVAL ? EXIT_INVALID : EXIT_USAGE;
+		ret = load_refused(elf, &want);
 		t->rejected++;
 	} else {
 		t->loaded++;
@@ -249,9 +301,13 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 			printf("%s: loaded (v%u, %u FDEs, %zu bytes)\n", elf,
 			       sc.sec.version, sc.sec.num_fdes, sc.size);
 	}
-	close(fd);
 out:
 	sidecar_free(&sc);
+	close(fd);
+	return ret;
+out_obj:
+	sframe_input_free(&obj);
+	close(fd);
 	return ret;
 }
 
@@ -412,6 +468,7 @@ int sframe_load_command(int argc, char **argv)
 int sframe_unload_command(int argc, char **argv)
 {
 	struct sframe_sidecar_unload arg = { 0 };
+	char msg[SFRAME_MSG_MAX] = "";
 	int dev, ret = 0;
 
 	if (argc != 2 || argv[1][0] == '-') {
@@ -421,9 +478,9 @@ int sframe_unload_command(int argc, char **argv)
 	dev = open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
-	arg.fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	arg.fd = sframe_open(argv[1], msg, sizeof(msg));
 	if (arg.fd < 0) {
-		fprintf(stderr, "sframectl: %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "sframectl: %s: %s\n", argv[1], msg);
 		close(dev);
 		return EXIT_USAGE;
 	}

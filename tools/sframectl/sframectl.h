@@ -35,6 +35,10 @@ enum sframe_load_status {
 enum sframe_load_status sframe_input_load(struct sframe_input *in,
 					  const char *path, bool raw,
 					  char *msg, size_t msg_size);
+enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
+					     const char *path, bool raw,
+					     char *msg, size_t msg_size);
+int sframe_open(const char *path, char *msg, size_t msg_size);
 void sframe_input_free(struct sframe_input *in);
 
 enum sframe_load_status sframe_elf_extract(struct sframe_input *in,

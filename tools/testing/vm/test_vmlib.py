@@ -6,16 +6,20 @@ Run: python3 tools/testing/vm/test_vmlib.py
 
 import base64
 import gzip
+import lzma
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import bpfcheck, channel, console, forkcheck, initramfs, ktap, machinecode, \
-    stackcheck  # noqa: E402
+from vmlib import bpfcheck, channel, console, forkcheck, initramfs, kmods, ktap, machinecode, \
+    scenario, stackcheck  # noqa: E402
+from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
 
@@ -334,6 +338,66 @@ class ChannelTest(unittest.TestCase):
         log = channel.parse_channel("@@ BEGIN s\n@@ ARTEFACT a\nAAAA\n")
         self.assertEqual(len(log.broken), 1)
 
+
+class KmodsTest(unittest.TestCase):
+    """A scenario's kmods: header, and the module taken from a kernel package."""
+
+    def test_header(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.sh")
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n# needs: module\n# kmods: overlay fuse\n")
+            self.assertEqual(scenario.Scenario(path).kmods, ["overlay", "fuse"])
+
+    def test_from_a_cached_image_package(self):
+        release = "6.12.0-test-amd64"
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = os.path.join(tmp, "pkg")
+            moddir = os.path.join(pkg, "lib/modules", release, "kernel/fs")
+            os.makedirs(moddir)
+            os.makedirs(os.path.join(pkg, "DEBIAN"))
+            with open(os.path.join(pkg, "DEBIAN", "control"), "w") as f:
+                f.write(f"Package: linux-image-{release}\nVersion: 1\n"
+                        "Architecture: amd64\nMaintainer: t <t@t>\nDescription: t\n")
+            # two modules with a .modinfo section: overlay depends on fake-dep
+            modules = {}
+            for name, info in (("overlay", b"depends=fake-dep\0name=overlay\0"),
+                               ("fake-dep", b"depends=\0name=fake_dep\0")):
+                obj = os.path.join(tmp, name + ".o")
+                subprocess.run(["gcc", "-c", "-x", "c", "-", "-o", obj], input=b"",
+                               check=True, capture_output=True)
+                with open(obj + ".info", "wb") as f:
+                    f.write(info)
+                subprocess.run(["objcopy", "--add-section", f".modinfo={obj}.info", obj],
+                               check=True, capture_output=True)
+                with open(obj, "rb") as f:
+                    modules[name] = f.read()
+                with lzma.open(os.path.join(moddir, name + ".ko.xz"), "wb") as f:
+                    f.write(modules[name])
+            cache = os.path.join(tmp, "cache")
+            debs = os.path.join(cache, "apt", "suite", "debs")
+            os.makedirs(debs)
+            subprocess.run(["dpkg-deb", "--build", "-Zgzip", pkg,
+                            os.path.join(debs, f"linux-image-{release}_1_amd64.deb")],
+                           check=True, capture_output=True)
+            kernel = type("K", (), {"name": "debian-6.12", "release": release,
+                                    "kdir": os.path.join(tmp, "headers")})()
+            got = kmods.stock_modules(kernel, cache, ["overlay"])
+            self.assertEqual([name for name, _ in got], ["fake_dep", "overlay"])
+            with open(got[1][1], "rb") as f:
+                self.assertEqual(f.read(), modules["overlay"])
+            self.assertEqual(kmods.stock_modules(kernel, cache, ["overlay"]), got)
+            with self.assertRaises(HarnessError):
+                kmods.stock_modules(kernel, cache, ["fuse"])
+
+    def test_built_in_needs_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "modules.builtin"), "w") as f:
+                f.write("kernel/fs/fuse/fuse.ko\n")
+            kernel = type("K", (), {"name": "debug", "release": "r", "kdir": tmp})()
+            self.assertEqual(kmods.stock_modules(kernel, os.path.join(tmp, "c"), ["fuse"]), [])
+            with self.assertRaises(HarnessError):
+                kmods.stock_modules(kernel, os.path.join(tmp, "c"), ["overlay"])
 
 if __name__ == "__main__":
     unittest.main()

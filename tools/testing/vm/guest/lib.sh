@@ -123,9 +123,10 @@ sframe_state()
 	done
 }
 
-# load_stock_modules: insmod the kernel's own modules that the scenario's
-# needs brought (/kmodules/order, dependencies first), or fail.
-load_stock_modules()
+# load_kmods: insmod the kernel's own modules the scenario's kmods: header
+# named (/kmodules/order, dependencies first; built-in ones are not
+# there), or fail.
+load_kmods()
 {
 	if [ ! -f /kmodules/order ]; then
 		result fail "no stock kernel modules in the initramfs"
@@ -141,10 +142,10 @@ load_stock_modules()
 }
 
 # mount_scratch_ext2 DIR: a fresh ext2 file system on a RAM block device
-# (brd's /dev/ram0, 4 MiB), mounted on DIR (needs: blockfs).
+# (brd's /dev/ram0, 4 MiB), mounted on DIR (kmods: brd ext4).
 mount_scratch_ext2()
 {
-	load_stock_modules
+	load_kmods
 	mkdir -p "$1"
 	if ! mke2fs /dev/ram0 > /dev/null || ! mount -t ext2 /dev/ram0 "$1"; then
 		result fail "no ext2 file system on /dev/ram0"

@@ -5,7 +5,8 @@
 # the module loaded, is opened with O_DIRECT and mapped PROT_EXEC by an
 # unprivileged user; then the program runs normally under perf -g.
 # Control: another copy on the same file system, mapped only by its run.
-# needs: module blockfs
+# needs: module
+# kmods: brd ext4
 # kernels: debian-6.12
 # timeout: 300
 . /vmtest/lib.sh

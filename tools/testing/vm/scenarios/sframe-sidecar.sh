@@ -4,7 +4,8 @@
 # the program, libc and ld.so, made on the host by `sframectl gen` for
 # libdeepso.so.  Every pattern, qsort and signal included, must unwind to
 # main.  Then bad input, each refused with its reason and nothing else
-# affected, and unload.
+# affected (a sidecar for another build of the program included: -ESTALE
+# from the module), and unload.
 # needs: module
 # kernels: all
 # timeout: 1200
@@ -51,9 +52,8 @@ record_patterns $W
 # Bad input.  sframectl's own checks first, then the kernel's (--force).
 before=$(stat_value sidecars_rejected)
 refused 1 "is not for $W" $SF load $W $SC/libdeepso.so.sframe
-must $SF gen -o /tmp/libc.sframe $LIBC
 refused 1 "the module refused the sidecar: Invalid argument" \
-	$SF load --force $W /tmp/libc.sframe
+	$SF load --force $W $SC/libc-noid.sframe
 refused 1 "invalid:" $SF load $SO $SC/truncated.sframe
 refused 1 "the module refused the sidecar" \
 	$SF load --force $SO $SC/truncated.sframe
@@ -73,6 +73,17 @@ else
 	dmesg | grep sframe_unwind
 	result fail "kernel rejections not logged as expected"
 fi
+
+# The build ID: a sidecar made for the program is not for another build of
+# the same code.  sframectl says so; forced past it, the module checks the
+# file's own note and answers -ESTALE.
+OTHER=/workloads/project/otherid/deep
+must $SF gen -o /tmp/deep.sframe $W
+refused 1 "/tmp/deep.sframe is not for $OTHER: made for build ID" \
+	$SF load $OTHER /tmp/deep.sframe
+refused 1 "$OTHER: the module refused the sidecar: made for build ID .*, which is not the file's (Stale file handle)" \
+	$SF load --force $OTHER /tmp/deep.sframe
+refused 1 "no sidecar loaded" $SF unload $OTHER
 
 # Nothing was lost: the chain still unwinds; then without the program's
 # sidecar it no longer does.

@@ -1,14 +1,17 @@
-"""The stock Debian kernels' own modules, for scenarios that need a driver.
+"""The kernel's own modules a scenario names (`# kmods: fuse overlay ...`).
 
-Debian builds block devices and disk filesystems as modules, which the
-harness does not unpack with the kernel.  A scenario that declares
-"needs: blockfs" gets brd (a RAM block device) and ext4 (which also mounts
-ext2) with crc32c, and their dependencies, from the kernel's image package: unpacked
-into the cache as they are asked for, decompressed (busybox insmod reads
-plain ELF), listed dependencies first.
+Debian builds filesystems and block drivers as modules, which the harness
+does not unpack with the kernel.  A scenario's kmods: header names the
+ones it needs; each comes, with the modules it depends on, from the
+kernel's build tree (debug) or its image package (linux-image-R, from 7.x
+linux-binary-R; downloaded with the kernel, or now), decompressed once
+into the kernel's cache directory (busybox insmod reads plain ELF).  One
+the kernel has built in needs nothing.  The guest's load_kmods loads
+/kmodules/order, dependencies first.
 """
 
 import glob
+import lzma
 import os
 import subprocess
 import tarfile
@@ -17,34 +20,87 @@ from .apt import PrivateApt
 from .kernels import KERNELS
 from .util import HarnessError, run
 
-# what each "needs:" word brings, by module name; ext4 looks crc32c up
-# through the crypto API (a soft dependency, which modinfo's "depends"
-# does not list)
-NEEDS = {"blockfs": ["brd", "crc32c_generic", "ext4"]}
+SUFFIXES = (".ko", ".ko.xz", ".ko.zst")
+# soft dependencies modinfo's "depends" does not list: ext4 looks crc32c
+# up through the crypto API
+SOFT_DEPENDS = {"ext4": ["crc32c_generic"]}
 
 
-def _image_deb(kernel, cache):
-    """Return the cached (or downloaded) image package of a Debian kernel."""
-    suite, kind = KERNELS[kernel.name]
-    if kind != "debian":
-        raise HarnessError(f"{kernel.name} is not a Debian kernel: it has no stock modules")
-    apt = PrivateApt(os.path.join(cache, "apt", suite), suite)
-    package = f"linux-image-{kernel.release}"
-    found = glob.glob(os.path.join(apt.root, "debs", f"{package}_*.deb"))
-    return found[0] if found else apt.download(package, apt.candidate(package))
+def _norm(name):
+    return name.replace("-", "_")
 
 
-def _module_members(deb):
-    """Return {module name: tar member} of the .ko.xz files in deb."""
-    members = {}
-    proc = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True, check=False)
-    if proc.returncode:
-        raise HarnessError(f"dpkg-deb -c {deb} failed:\n{proc.stderr[-2000:]}")
-    for line in proc.stdout.splitlines():
-        member = line.split()[-1]
-        if member.endswith(".ko.xz"):
-            members[os.path.basename(member)[:-len(".ko.xz")].replace("-", "_")] = member
-    return members
+def _builtin(listing, name):
+    """Whether a modules.builtin text lists module name."""
+    return any(_norm(os.path.basename(line.strip()))[:-len(".ko")] == name
+               for line in listing.splitlines() if line.strip().endswith(".ko"))
+
+
+class _BuildTree:
+    """Modules of a kernel built here (its .ko files, modules.builtin)."""
+
+    def __init__(self, kdir):
+        self.kdir = kdir
+        self.builtin_list = None
+
+    def find(self, name, dest):
+        """Return name's .ko path, None if built in; raise if neither."""
+        for path in glob.glob(os.path.join(self.kdir, "**", "*.ko"), recursive=True):
+            if _norm(os.path.basename(path))[:-len(".ko")] == name:
+                return path
+        if self.builtin_list is None:
+            path = os.path.join(self.kdir, "modules.builtin")
+            self.builtin_list = open(path).read() if os.path.exists(path) else ""
+        if _builtin(self.builtin_list, name):
+            return None
+        raise HarnessError(f"module {name} is neither built nor built in ({self.kdir})")
+
+
+class _Package:
+    """Modules of a Debian kernel, from its image package."""
+
+    def __init__(self, kernel, cache):
+        self.kernel = kernel
+        self.cache = cache
+        self.deb = None
+        self.members = None
+
+    def _image_deb(self):
+        release = self.kernel.release
+        debs = []
+        for prefix in ("linux-image", "linux-binary"):
+            debs += glob.glob(os.path.join(self.cache, "apt", "*", "debs",
+                                           f"{prefix}-{release}_*.deb"))
+        if debs:
+            return sorted(debs)[0]
+        suite, kind = KERNELS[self.kernel.name]
+        if kind != "debian":
+            raise HarnessError(f"{self.kernel.name} is not a Debian kernel: no image package")
+        apt = PrivateApt(os.path.join(self.cache, "apt", suite), suite)
+        package = f"linux-image-{release}"
+        return apt.download(package, apt.candidate(package))
+
+    def _listing(self):
+        if self.members is None:
+            self.deb = self._image_deb()
+            self.members = {}
+            for member in run(["dpkg-deb", "-c", self.deb], quiet=True).split():
+                base = os.path.basename(member)
+                for suffix in SUFFIXES:
+                    if "/kernel/" in member and base.endswith(suffix):
+                        self.members[_norm(base[:-len(suffix)])] = member
+        return self.members
+
+    def find(self, name, dest):
+        """Return name's .ko, unpacked into dest; raise if the package has none."""
+        plain = os.path.join(dest, f"{name}.ko")
+        if os.path.exists(plain):
+            return plain
+        member = self._listing().get(name)
+        if not member:
+            raise HarnessError(f"{self.kernel.name}: no module {name} in {self.deb}")
+        _extract(self.deb, member, plain)
+        return plain
 
 
 def _extract(deb, member, path):
@@ -52,48 +108,57 @@ def _extract(deb, member, path):
     # stops reading at the member: dpkg-deb's broken pipe is expected
     tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL)
+    data = None
     with tarfile.open(fileobj=tar.stdout, mode="r|*") as archive:
         for entry in archive:
             if entry.name == member:
                 data = archive.extractfile(entry).read()
                 break
-        else:
-            data = None
     tar.stdout.close()
     tar.wait()
     if data is None:
         raise HarnessError(f"{member} not found in {deb}")
-    plain = subprocess.run(["xz", "-dc"], input=data, capture_output=True, check=False)
-    if plain.returncode:
-        raise HarnessError(f"xz -dc {member} failed")
+    if member.endswith(".xz"):
+        data = lzma.decompress(data)
+    elif member.endswith(".zst"):
+        proc = subprocess.run(["zstd", "-dc"], input=data, capture_output=True, check=False)
+        if proc.returncode:
+            raise HarnessError(f"zstd -dc {member} failed")
+        data = proc.stdout
     with open(path + ".tmp", "wb") as out:
-        out.write(plain.stdout)
-    os.rename(path + ".tmp", path)
+        out.write(data)
+    os.replace(path + ".tmp", path)
+
+
+def _depends(path):
+    """Return the modules path's .modinfo says it depends on."""
+    out = run(["modinfo", "-F", "depends", path], quiet=True).strip()
+    return [_norm(d) for d in out.split(",") if d]
 
 
 def stock_modules(kernel, cache, names):
-    """Return [(name, plain .ko path)] of names and their dependencies, dependencies first."""
-    dest = os.path.join(cache, "kernels", kernel.name, kernel.release, "stock-modules")
+    """Return [(name, plain .ko path)] for names and what they depend on.
+
+    Dependencies come first; modules the kernel has built in are left out.
+    """
+    dest = os.path.join(cache, "kernels", kernel.name, kernel.release, "kmods")
     os.makedirs(dest, exist_ok=True)
-    deb = _image_deb(kernel, cache)
-    members = None
+    source = _BuildTree(kernel.kdir) if KERNELS.get(kernel.name, ("", ""))[1] != "debian" \
+        else _Package(kernel, cache)
     ordered = []
+    seen = set()
 
     def visit(name):
-        name = name.replace("-", "_")
-        if any(n == name for n, _ in ordered):
+        name = _norm(name)
+        if name in seen:
             return
-        plain = os.path.join(dest, f"{name}.ko")
-        if not os.path.exists(plain):
-            nonlocal members
-            members = members or _module_members(deb)
-            if name not in members:
-                raise HarnessError(f"{kernel.name} has no module {name}")
-            _extract(deb, members[name], plain)
-        for dep in run(["modinfo", "-F", "depends", plain], quiet=True).strip().split(","):
-            if dep:
-                visit(dep)
-        ordered.append((name, plain))
+        seen.add(name)
+        path = source.find(name, dest)
+        if path is None:
+            return
+        for dep in _depends(path) + SOFT_DEPENDS.get(name, []):
+            visit(dep)
+        ordered.append((name, path))
 
     for name in names:
         visit(name)

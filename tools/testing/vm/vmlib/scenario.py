@@ -4,6 +4,7 @@ A scenario's header comments declare what it needs:
     # needs: module kunit      (project modules / KUnit modules must exist)
     # kernels: all | debian-6.1 debian-6.12 debug ...
     # timeout: SECONDS         (guest-side limit, default 300)
+    # kmods: overlay ...       (the kernel's own modules, in /kmodules: load_kmods)
 A file scenarios/<name>.py beside it, if present, defines check(run) that
 judges the artefacts on the host (see ScenarioRun for what it may call).
 """
@@ -23,6 +24,7 @@ class Scenario:
         self.path = path
         self.name = os.path.basename(path)[:-len(".sh")]
         self.needs = set()
+        self.kmods = []
         self.kernels = ["all"]
         self.timeout = DEFAULT_TIMEOUT
         self.summary = ""
@@ -42,6 +44,8 @@ class Scenario:
                     self.needs = set(val.split())
                 elif key == "kernels":
                     self.kernels = val.split() or ["all"]
+                elif key == "kmods":
+                    self.kmods = val.split()
                 elif key == "timeout":
                     self.timeout = int(val)
                 elif key == self.name and not self.summary:

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An LD_PRELOAD stand-in for /dev/sframe_unwind, so that load_test.sh can
+ * watch what sframectl load and unload hand the module without the module:
+ *
+ *   FAKEDEV_LOG      every ioctl, one line each: the request, the (device,
+ *                    inode) of the descriptor handed in, flags, vaddr,
+ *                    size and build ID; and "open PATH DEV:INO" for each
+ *                    open of FAKEDEV_WATCH
+ *   FAKEDEV_DATA     the section bytes of the last SFRAME_IOC_LOAD
+ *   FAKEDEV_WATCH    a path whose opens are logged ...
+ *   FAKEDEV_REPLACE  ... and, right after the first, this file is renamed
+ *                    over it: a file replaced between steps
+ *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
+ *
+ * Opening the device opens /dev/null instead; other files are untouched.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sframe/ioctl.h>
+
+typedef int open_fn(const char *path, int flags, ...);
+typedef int openat_fn(int dir, const char *path, int flags, ...);
+typedef FILE *fopen_fn(const char *path, const char *how);
+typedef int ioctl_fn(int fd, unsigned long request, ...);
+
+static int fake_fd = -1;
+static int replaced;
+
+/* Write to the files the test reads, past our own fopen(). */
+static FILE *real_fopen(const char *path, const char *how)
+{
+	fopen_fn *real = dlsym(RTLD_NEXT, "fopen");
+
+	return real(path, how);
+}
+
+static void log_line(const char *fmt, ...)
+{
+	const char *path = getenv("FAKEDEV_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path)
+		return;
+	f = real_fopen(path, "a");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void file_id(int fd, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%llu:%llu",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+}
+
+/* After an open of @path as @fd: log it, replace the file if asked. */
+static void opened(const char *path, int fd)
+{
+	const char *watch = getenv("FAKEDEV_WATCH");
+	const char *with = getenv("FAKEDEV_REPLACE");
+	char id[64];
+
+	if (fd < 0 || !watch || strcmp(path, watch))
+		return;
+	file_id(fd, id, sizeof(id));
+	log_line("open %s %s\n", path, id);
+	if (with && !replaced++ && rename(with, watch))
+		log_line("rename failed: %s\n", strerror(errno));
+}
+
+static int fake_open(const char *path, int flags, mode_t mode,
+		     const char *sym)
+{
+	open_fn *real = dlsym(RTLD_NEXT, sym);
+	int fd;
+
+	if (!strcmp(path, SFRAME_DEVICE)) {
+		fd = real("/dev/null", O_RDONLY | O_CLOEXEC);
+		fake_fd = fd;
+		return fd;
+	}
+	fd = real(path, flags, mode);
+	opened(path, fd);
+	return fd;
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return fake_open(path, flags, mode, "open");
+}
+
+int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return fake_open(path, flags, mode, "open64");
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+	openat_fn *real = dlsym(RTLD_NEXT, "openat");
+	va_list ap;
+	mode_t mode;
+	int fd;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	fd = real(dir, path, flags, mode);
+	opened(path, fd);
+	return fd;
+}
+
+FILE *fopen(const char *path, const char *how)
+{
+	fopen_fn *real = dlsym(RTLD_NEXT, "fopen");
+	FILE *f = real(path, how);
+
+	if (f)
+		opened(path, fileno(f));
+	return f;
+}
+
+FILE *fopen64(const char *path, const char *how)
+{
+	fopen_fn *real = dlsym(RTLD_NEXT, "fopen64");
+	FILE *f = real(path, how);
+
+	if (f)
+		opened(path, fileno(f));
+	return f;
+}
+
+static void save_data(const struct sframe_sidecar_load *arg)
+{
+	const char *path = getenv("FAKEDEV_DATA");
+	FILE *f;
+
+	if (!path)
+		return;
+	f = real_fopen(path, "wb");
+	if (!f)
+		return;
+	fwrite((const void *)(unsigned long)arg->data, 1, arg->size, f);
+	fclose(f);
+}
+
+static int answer(void)
+{
+	const char *e = getenv("FAKEDEV_ERRNO");
+
+	if (!e)
+		return 0;
+	errno = atoi(e);
+	return -1;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	ioctl_fn *real = dlsym(RTLD_NEXT, "ioctl");
+	const struct sframe_sidecar_unload *unload;
+	const struct sframe_sidecar_load *load;
+	char id[64], hex[2 * SFRAME_BUILD_ID_MAX + 1] = "-";
+	va_list ap;
+	void *arg;
+	unsigned int i;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd < 0 || fd != fake_fd)
+		return real(fd, request, arg);
+	if (request == SFRAME_IOC_LOAD) {
+		load = arg;
+		file_id(load->fd, id, sizeof(id));
+		for (i = 0; i < load->build_id_size && i < SFRAME_BUILD_ID_MAX;
+		     i++)
+			sprintf(hex + 2 * i, "%02x", load->build_id[i]);
+		log_line("load %s flags=%u vaddr=0x%llx size=%llu build_id=%s reserved=%u\n",
+			 id, load->flags, (unsigned long long)load->vaddr,
+			 (unsigned long long)load->size, hex, load->reserved);
+		save_data(load);
+		return answer();
+	}
+	if (request == SFRAME_IOC_UNLOAD) {
+		unload = arg;
+		file_id(unload->fd, id, sizeof(id));
+		log_line("unload %s flags=%u\n", id, unload->flags);
+		return answer();
+	}
+	errno = ENOTTY;
+	return -1;
+}

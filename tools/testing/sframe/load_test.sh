@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sframectl load and unload without the module: fakedev.so stands in for
+# /dev/sframe_unwind and logs what each ioctl is handed.  The object is
+# opened once, and the descriptor handed over is that file even when
+# another is renamed over its path right after the open; the build ID
+# handed over is the file's (or, with --force, the one a mismatching
+# sidecar was made for); the module's -ESTALE gets a message that says
+# what it means; --system --dry-run still works.
+#
+# usage: load_test.sh SFRAMECTL FAKEDEV_SO
+#
+# SFRAMECTL must be a build without sanitizers: an ASan runtime linked
+# into the program would take open() and ioctl() before the preload.
+
+set -u
+SFRAMECTL=$1
+FAKEDEV=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/tap.sh"
+
+for tool in gcc readelf stat mkfifo timeout; do
+	command -v $tool >/dev/null || { echo "Bail out! $tool not found"; exit 1; }
+done
+
+# Three objects: two builds of one program whose code differs (so their
+# build IDs do), and one without a build ID.
+printf 'int f(int x) { return x * %s; }\nint main(int c, char **v) { return f(c) + !v; }\n' 3 >"$TMP/a.c"
+printf 'int f(int x) { return x * %s + 1; }\nint main(int c, char **v) { return f(c) + !v; }\n' 5 >"$TMP/b.c"
+mkdir "$TMP/objs"
+gcc -O1 -o "$TMP/objs/a" "$TMP/a.c" -Wl,--build-id=sha1 &&
+	gcc -O1 -o "$TMP/objs/b" "$TMP/b.c" -Wl,--build-id=sha1 &&
+	gcc -O1 -o "$TMP/objs/n" "$TMP/a.c" -Wl,--build-id=none ||
+	{ echo "Bail out! cannot build the test objects"; exit 1; }
+A=$TMP/objs/a B=$TMP/objs/b N=$TMP/objs/n
+
+build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: *//p'; }
+file_id() { stat -L -c %d:%i "$1"; }
+ID_A=$(build_id "$A")
+ID_B=$(build_id "$B")
+[ -n "$ID_A" ] && [ -n "$ID_B" ] && [ "$ID_A" != "$ID_B" ] &&
+	[ -z "$(build_id "$N")" ] || { echo "Bail out! unexpected build IDs"; exit 1; }
+
+# fake ARGS...: sframectl ARGS with the stand-in device; log in $TMP/log.
+fake() {
+	rm -f "$TMP/log" "$TMP/data"
+	LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_DATA=$TMP/data \
+		timeout 60 "$SFRAMECTL" "$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	touch "$TMP/log"
+}
+
+# 1. gen in memory: one open, the file's descriptor, its build ID, and
+# the very section gen makes.
+"$SFRAMECTL" gen --raw -o "$TMP/a.raw" "$A" || echo "# gen --raw failed"
+FAKEDEV_WATCH=$A fake load "$A"
+[ $st = 0 ] && grep -q "^$A: loaded" "$TMP/out" &&
+	[ "$(grep -c '^open ' "$TMP/log")" = 1 ] &&
+	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A reserved=0$" "$TMP/log" &&
+	cmp -s "$TMP/data" "$TMP/a.raw"
+ok $? "load ELF: one open, its descriptor, its build ID, gen's section (exit $st)"
+
+# 2. The file replaced right after sframectl opened it: everything it
+# hands over is still the opened file's.
+cp "$A" "$TMP/victim"
+cp "$B" "$TMP/intruder"
+before=$(file_id "$TMP/victim")
+FAKEDEV_WATCH=$TMP/victim FAKEDEV_REPLACE=$TMP/intruder fake load "$TMP/victim"
+cat "$TMP/err" >&2
+[ $st = 0 ] && [ "$(build_id "$TMP/victim")" = "$ID_B" ] &&
+	[ "$(grep -c '^open ' "$TMP/log")" = 1 ] &&
+	grep -q "^load $before flags=1 .* build_id=$ID_A " "$TMP/log" &&
+	cmp -s "$TMP/data" "$TMP/a.raw"
+ok $? "replaced after open: the opened file's descriptor, build ID and section"
+
+# 3. A sidecar file made by gen: the object opened once, its build ID.
+"$SFRAMECTL" gen -o "$TMP/a.sframe" "$A" || echo "# gen failed"
+FAKEDEV_WATCH=$A fake load "$A" "$TMP/a.sframe"
+[ $st = 0 ] && [ "$(grep -c '^open ' "$TMP/log")" = 1 ] &&
+	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A " "$TMP/log"
+ok $? "load ELF SIDECAR: one open, the file's build ID (exit $st)"
+
+# 4. The sidecar of another build: refused here, nothing handed over.
+fake load "$B" "$TMP/a.sframe"
+[ $st = 1 ] && grep -q "is not for $B: made for build ID $ID_A, the file has $ID_B" "$TMP/err" &&
+	! grep -q '^load ' "$TMP/log"
+ok $? "a sidecar for another build: refused by sframectl (exit $st)"
+
+# 5. --force hands it over with the build ID it was made for; the
+# module's -ESTALE is explained.
+FAKEDEV_ERRNO=116 fake load --force "$B" "$TMP/a.sframe"
+cat "$TMP/err" >&2
+[ $st = 1 ] && grep -q "^load $(file_id "$B") flags=1 .* build_id=$ID_A " "$TMP/log" &&
+	grep -q "$B: the module refused the sidecar: made for build ID $ID_A, which is not the file's" "$TMP/err"
+ok $? "--force: the sidecar's build ID reaches the module; -ESTALE explained (exit $st)"
+
+# 6. No build ID: none claimed.
+fake load "$N"
+[ $st = 0 ] && grep -q "^load $(file_id "$N") flags=0 .* build_id=- " "$TMP/log"
+ok $? "an object without a build ID: flags 0, no ID (exit $st)"
+
+# 7. A sidecar with a build ID for an object without one: refused.
+fake load "$N" "$TMP/a.sframe"
+[ $st = 1 ] && grep -q "the file has none" "$TMP/err" && ! grep -q '^load ' "$TMP/log"
+ok $? "a build-ID sidecar for an object without one: refused (exit $st)"
+
+# 8. unload: one open, that file's descriptor.
+FAKEDEV_WATCH=$A fake unload "$A"
+[ $st = 0 ] && [ "$(grep -c '^open ' "$TMP/log")" = 1 ] &&
+	grep -q "^unload $(file_id "$A") flags=0$" "$TMP/log"
+ok $? "unload: one open, that file's descriptor (exit $st)"
+
+# 9. Not a regular file: refused at once, no blocking on a FIFO.
+mkfifo "$TMP/fifo"
+fake load "$TMP/fifo"
+[ $st = 2 ] && grep -q "fifo: not a regular file" "$TMP/err"
+ok $? "a FIFO at the path: refused without blocking (exit $st)"
+
+# 10. --system --dry-run: every object made, the device never opened.
+fake load --system --dry-run "$TMP/objs"
+cat "$TMP/out"
+[ $st = 0 ] && grep -q "^3 ELF objects: 3 sidecars made, dry run" "$TMP/out" &&
+	[ ! -s "$TMP/log" ]
+ok $? "load --system --dry-run: 3 of 3 made, no ioctl (exit $st)"
+
+# 11. --system: each object loaded through its own descriptor.
+fake load --system "$TMP/objs"
+[ $st = 0 ] && [ "$(grep -c '^load ' "$TMP/log")" = 3 ] &&
+	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A " "$TMP/log" &&
+	grep -q "^load $(file_id "$B") flags=1 .* build_id=$ID_B " "$TMP/log" &&
+	grep -q "^load $(file_id "$N") flags=0 " "$TMP/log"
+ok $? "load --system: three loads, each with its file's build ID (exit $st)"
+
+tap_done
