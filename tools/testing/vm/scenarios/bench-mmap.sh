@@ -47,11 +47,18 @@ for round in $ROUNDS; do
 	for config in stock module; do
 		if [ $config = module ]; then
 			load_module sframe_unwind
-			# map both objects once, let the loader cache them
-			bench exec 2 $TRUE > /dev/null
-			bench dlopen 2 $LIB > /dev/null
-			sleep 1
-			before=$(cache_state)
+			# map both objects until the cache has them: a
+			# process that is gone before its map is scanned
+			# leaves nothing, so one short run may not be enough
+			before=
+			for warm in 1 2 3 4 5; do
+				bench exec 20 $TRUE > /dev/null
+				bench dlopen 200 $LIB > /dev/null
+				sleep 1
+				state=$(cache_state)
+				[ "$state" = "$before" ] && break
+				before=$state
+			done
 		fi
 		bench exec $EXEC_N $TRUE >> /tmp/exec.$config
 		bench dlopen $DLOPEN_N $LIB >> /tmp/dlopen.$config
