@@ -7,6 +7,7 @@ cache and is reused by later runs.
 
 import glob
 import json
+import lzma
 import re
 import os
 import shutil
@@ -23,6 +24,9 @@ KERNELS = {
     "debian-7.x": ("sid", "debian"),
 }
 DEFAULT_KERNELS = ["debian-6.1", "debian-6.12", "debug"]
+# The kernel's own modules some scenarios need, for kernels that build them
+# as modules: name -> (config option, path under lib/modules/R/kernel/).
+STOCK_MODULES = {"fuse": ("CONFIG_FUSE_FS", "fs/fuse/fuse.ko")}
 EXPLICIT_ONLY = {"debian-7.x"}
 
 
@@ -284,3 +288,63 @@ def _prune_old_builds(debug_dir, keep):
         if os.path.isdir(path) and path not in keep:
             log(f"debug: removing stale {path}")
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _config_value(kdir, option):
+    """Return option's value in kdir's .config ('n' when it is not set)."""
+    with open(os.path.join(kdir, ".config")) as f:
+        m = re.search(rf"^{option}=(\S+)$", f.read(), re.M)
+    return m.group(1) if m else "n"
+
+
+def _stock_module_from_debs(kernel, cache, relpath):
+    """Unpack relpath (.ko, or .ko.xz as 6.12 ships it) from kernel's packages.
+
+    Returns the uncompressed .ko, kept in the cache beside the kernel, or
+    None when no downloaded package of kernel.release carries it.
+    """
+    dest = os.path.join(cache, "kernels", kernel.name, kernel.release, "stock")
+    target = os.path.join(dest, os.path.basename(relpath))
+    if os.path.exists(target):
+        return target
+    suite = KERNELS[kernel.name][0]
+    for deb in sorted(glob.glob(os.path.join(cache, "apt", suite, "debs",
+                                             f"*{kernel.release}*.deb"))):
+        listing = run(["dpkg-deb", "-c", deb], quiet=True).split()
+        for prefix in ("./lib/modules", "./usr/lib/modules"):
+            for suffix in ("", ".xz"):
+                member = f"{prefix}/{kernel.release}/kernel/{relpath}{suffix}"
+                if member not in listing:
+                    continue
+                _extract(deb, dest, [member])
+                packed = os.path.join(dest, member)
+                with (lzma.open if suffix else open)(packed, "rb") as f:
+                    data = f.read()
+                with open(target + ".tmp", "wb") as f:
+                    f.write(data)
+                os.replace(target + ".tmp", target)
+                shutil.rmtree(os.path.join(dest, member.split("/")[1]))
+                return target
+    return None
+
+
+def stock_modules(kernel, cache):
+    """Return {name: .ko path} of the STOCK_MODULES kernel builds as modules.
+
+    Built-in ones need nothing.  The debug kernel's come from its build
+    tree, a Debian kernel's from its image package.  One that cannot be
+    found is left out, with a message: the scenario that needs it fails
+    in the guest, saying so.
+    """
+    found = {}
+    for name, (option, relpath) in STOCK_MODULES.items():
+        if _config_value(kernel.kdir, option) != "m":
+            continue
+        built = os.path.join(kernel.kdir, relpath)
+        path = built if os.path.exists(built) else \
+            _stock_module_from_debs(kernel, cache, relpath)
+        if path:
+            found[name] = path
+        else:
+            log(f"{kernel.name}: {name} is a module but no package holds {relpath}")
+    return found
