@@ -53,7 +53,7 @@ static int reply(int fd, uint64_t unique, int error, const void *data,
 
 	if (writev(fd, iov, 2) < 0 && errno != ENOENT) {
 		/* ENOENT: the request was interrupted meanwhile. */
-		perror("stallfs: reply");
+		perror("stallfs: writing an answer");
 		return -1;
 	}
 	return 0;
@@ -131,7 +131,14 @@ static int do_getattr(int fd, const struct fuse_in_header *in)
 static int do_open(int fd, const struct fuse_in_header *in, const void *arg)
 {
 	const struct fuse_open_in *open_in = arg;
-	struct fuse_open_out out = { .fh = FILE_HANDLE };
+	/*
+	 * Keep the page cache: otherwise every open invalidates it and waits,
+	 * uninterruptibly, for the pages whose READ is pending.
+	 */
+	struct fuse_open_out out = {
+		.fh = FILE_HANDLE,
+		.open_flags = FOPEN_KEEP_CACHE,
+	};
 
 	if ((open_in->flags & O_ACCMODE) != O_RDONLY)
 		return reply(fd, in->unique, -EROFS, NULL, 0);
@@ -189,7 +196,6 @@ static int serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 	case FUSE_FLUSH:
 		return reply(fd, in->unique, 0, NULL, 0);
 	case FUSE_GETXATTR:
-	case FUSE_LISTXATTR:
 		/* No extended attributes, so no file capabilities either. */
 		return reply(fd, in->unique, -ENODATA, NULL, 0);
 	case FUSE_STATFS:
@@ -203,7 +209,8 @@ static int serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 		reply(fd, in->unique, 0, NULL, 0);
 		return 1;
 	default:
-		return reply(fd, in->unique, -ENOSYS, NULL, 0);
+		/* Writing, locking, listing attributes...: not for this file. */
+		return reply(fd, in->unique, -EOPNOTSUPP, NULL, 0);
 	}
 }
 

@@ -43,11 +43,19 @@ if ! timeout 5 ls -l $FILE; then
 fi
 
 # The attack: uid 1000 maps the file executable and tries to run it.
+# The map comes first, so that the module is the first to read the file.
 $P/runas 1000 $P/execmap hold $FILE > /tmp/hold.out 2>&1 &
 holder=$!
+i=0
+while ! grep -q "holding" /tmp/hold.out && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q "holding" /tmp/hold.out || result fail "uid 1000 could not map $FILE"
+sleep 1
 $P/runas 1000 $FILE > /dev/null 2>&1 &
 runner=$!
-sleep 2
+sleep 1
 cat /tmp/hold.out /tmp/stallfs.out
 
 # Another user's fresh SFrame program must get its section promptly.
