@@ -9,10 +9,10 @@
 P=/workloads/project
 case $KERNEL in
 debug)	STORM_S=20 ;;
-*)	STORM_S=45 ;;
+*)	STORM_S=38 ;;
 esac
 # perf outlives the storm so that the same processes exist at both samples.
-PERF_S=$((STORM_S + 20))
+PERF_S=$((STORM_S + 12))
 
 load_module sframe_unwind
 for s in mms_tracked files_cached kernel_bytes; do
@@ -115,7 +115,9 @@ fi
 # back_to NAME VALUE: the stats line NAME must return to VALUE.
 back_to()
 {
-	if stat_settles "$1" "$2" 10; then
+	if [ -z "$2" ]; then
+		result fail "no $1 to compare"
+	elif stat_settles "$1" "$2" 10; then
 		result ok "$1 back to $2 after the storm"
 	else
 		result fail "$1: $2 before the storm, $(stat_value "$1") after"
