@@ -13,7 +13,7 @@ USER_MB=8
 # The root-owned sections loaded during the flood, plus rounding.
 SLACK_BYTES=$((1024 * 1024))
 LIMIT=$((USER_MB * 1024 * 1024 + SLACK_BYTES))
-FLOOD_MAPS=${FLOOD_MAPS:-1000}
+FLOOD_MAPS=1000
 
 # An unknown parameter is only warned about: look for it once loaded.
 load_module sframe_unwind max_user_mb=$USER_MB
