@@ -69,6 +69,18 @@ class StackCheckTest(unittest.TestCase):
         text = perf_sample(("leaf_spin", "d"), ("thread_main", "d"))
         self.assertEqual(stackcheck.completeness(expect, text), (1, 1))
 
+    def test_samples_inside_time_windows_are_dropped(self):
+        def timed(t, *frames):
+            return perf_sample(*frames).replace("deep   101 ", f"deep   101 {t}: ", 1)
+        complete = [("leaf_spin", "d"), ("chain_b", "d"), ("chain_a", "d"), ("main", "d")]
+        text = (timed("10.000000", *complete) + timed("12.500000", ("leaf_spin", "d")) +
+                timed("15.000000", *complete))
+        kept, dropped = stackcheck.samples_outside(text, [(12.0, 13.0)])
+        self.assertEqual(dropped, 1)
+        self.assertEqual(stackcheck.completeness(CHAIN, kept), (2, 2))
+        with self.assertRaises(ValueError):
+            stackcheck.samples_outside(perf_sample(("leaf_spin", "d")), [])
+
 
 class ForkCheckTest(unittest.TestCase):
     """Each forked process's samples against its role's chain, by tid."""

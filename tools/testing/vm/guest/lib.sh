@@ -165,3 +165,66 @@ uptime_ms()
 {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
+
+# wait_section PATH LIMIT_MS: wait until a process has PATH's SFrame
+# section in the module's maps (a "vN M FDEs PATH" range); print the
+# milliseconds it took.  Returns 1 after LIMIT_MS without it.  maps is read
+# under RCU only, so this cannot block on the module's locks.
+wait_section()
+{
+	ws_start=$(uptime_ms)
+	while :; do
+		ws_now=$(uptime_ms)
+		if timeout 5 cat /sys/kernel/debug/sframe_unwind/maps |
+		   grep -Eq " v[0-9]+ [0-9]+ FDEs $1\$"; then
+			echo $((ws_now - ws_start))
+			return 0
+		fi
+		[ $((ws_now - ws_start)) -ge "$2" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_exit PID SECONDS: wait up to SECONDS for PID to end; returns 1 if
+# it is still running then.  Its exit status is not collected.
+wait_exit()
+{
+	we_end=$(($(uptime_ms) + $2 * 1000))
+	while kill -0 "$1" 2> /dev/null; do
+		[ "$(uptime_ms)" -ge $we_end ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# stat_settles NAME VALUE SECONDS: wait up to SECONDS for the stats line
+# NAME to read VALUE (freeing may wait for RCU and the module's worker).
+stat_settles()
+{
+	ss_end=$(($(uptime_ms) + $3 * 1000))
+	while [ "$(stat_value "$1")" != "$2" ]; do
+		[ "$(uptime_ms)" -ge $ss_end ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+# watch_hung_tasks SECONDS: report a task blocked uninterruptibly for more
+# than SECONDS (the kernel's hung-task detector, which fails the run);
+# fails the scenario when the kernel has no detector.
+watch_hung_tasks()
+{
+	if [ ! -w /proc/sys/kernel/hung_task_timeout_secs ]; then
+		result fail "the kernel has no hung-task detector (CONFIG_DETECT_HUNG_TASK)"
+		return 1
+	fi
+	echo "$1" > /proc/sys/kernel/hung_task_timeout_secs
+}
+
+# sidecar_cycle: sframectl load and unload the nosframe deep build's
+# generated sidecar once, as sframe-sidecar does; 1 if either fails.
+sidecar_cycle()
+{
+	/workloads/project/sframectl load /workloads/nosframe/deep > /dev/null &&
+		/workloads/project/sframectl unload /workloads/nosframe/deep > /dev/null
+}

@@ -8,6 +8,7 @@ match the expected chain, frame by frame, down to its last named function
 """
 
 import os
+import re
 import sys
 
 PATTERNS = ["chain", "recurse", "vla", "realign", "qsort", "signal", "threads", "dlopen"]
@@ -125,6 +126,27 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None)
         reaching += any(f.dso == dso and any(a < int(f.ip, 16) <= b for a, b in ranges)
                         for f in user)
     return reaching, total
+
+
+def samples_outside(perf_text, windows):
+    """Drop the samples taken inside any of windows; return (text, dropped).
+
+    perf_text is `perf script` output with the time field (after tid);
+    windows are (start, end) pairs in seconds on the same clock.  The
+    result has the time field removed, as parse_perf_samples expects.
+    """
+    kept, dropped, keep = [], 0, True
+    for line in perf_text.splitlines():
+        if line.strip() and not line[0].isspace():
+            m = re.match(r"(.*\S)\s+(\d+\.\d+):\s*$", line)
+            if not m:
+                raise ValueError(f"no time field in sample line: {line!r}")
+            keep = not any(a <= float(m.group(2)) <= b for a, b in windows)
+            dropped += not keep
+            line = m.group(1)
+        if keep:
+            kept.append(line)
+    return "\n".join(kept) + "\n", dropped
 
 
 def check_patterns(run, limits):

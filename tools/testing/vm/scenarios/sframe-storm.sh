@@ -1,0 +1,141 @@
+#!/bin/sh
+# sframe-storm: perf -a -g over a storm of exec, dlopen and mmap by three
+# unprivileged users, sidecar load/unload by root and two module reloads;
+# a steady SFrame workload stays complete and the cache ends where it began.
+# needs: module
+# kernels: debian-6.12 debug
+# timeout: 400
+. /vmtest/lib.sh
+P=/workloads/project
+case $KERNEL in
+debug)	STORM_S=20 ;;
+*)	STORM_S=38 ;;
+esac
+# perf outlives the storm so that the same processes exist at both samples.
+PERF_S=$((STORM_S + 12))
+
+load_module sframe_unwind
+for s in mms_tracked files_cached kernel_bytes; do
+	[ -n "$(stat_value $s)" ] || result fail "stats has no $s line"
+done
+
+$P/sframe/deep chain $((PERF_S + 5)) > /tmp/steady.out &
+steady=$!
+wait_section $P/sframe/deep 5000 > /dev/null ||
+	result fail "the steady workload got no section"
+perf record -q -a -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/storm.data -- \
+	sleep $PERF_S > /dev/null 2>&1 &
+perf_pid=$!
+sleep 2
+
+# reload N: unload and load the module with perf running; the window in
+# which the steady workload may lack its section goes to /tmp/windows.
+reload()
+{
+	touch /tmp/reloading
+	from=$(uptime_ms)
+	i=0
+	while ! rmmod sframe_unwind 2> /dev/null; do
+		i=$((i + 1))
+		if [ $i -ge 50 ]; then
+			result fail "reload $1: rmmod kept failing"
+			return 1
+		fi
+		sleep 0.1
+	done
+	load_module sframe_unwind
+	if ms=$(wait_section $P/sframe/deep 5000); then
+		metric "reload${1}_section_ms" "$ms"
+	else
+		result fail "reload $1: the steady workload's section did not come back"
+	fi
+	echo "$from $(uptime_ms)" >> /tmp/windows
+	rm -f /tmp/reloading
+}
+
+# storm_user UID: exec, dlopen/dlclose and mmap/munmap loops as UID until
+# the storm ends.
+storm_user()
+{
+	$P/runas "$1" /bin/sh -c "
+		while [ \$(date +%s) -lt $end ]; do
+			$P/mmapbench exec 10 $P/sframe/true || exit 1
+			$P/mmapbench dlopen 10 $P/sframe/libdeepso.so || exit 1
+			$P/execmap cycle $P/sframe/deep 1 || exit 1
+		done" > "/tmp/user$1.out" 2>&1
+}
+
+: > /tmp/windows
+reload 1
+sleep 3
+mms0=$(stat_value mms_tracked)
+files0=$(stat_value files_cached)
+bytes0=$(stat_value kernel_bytes)
+metric mms_tracked_before "$mms0"
+metric files_cached_before "$files0"
+metric kernel_bytes_before "$bytes0"
+
+end=$(($(date +%s) + STORM_S))
+users=
+for uid in 1001 1002 1003; do
+	storm_user $uid &
+	users="$users $!"
+done
+(
+	ok=0
+	bad=0
+	while [ "$(date +%s)" -lt $end ]; do
+		[ -e /tmp/reloading ] && was=1 || was=0
+		if sidecar_cycle 2> /dev/null; then
+			ok=$((ok + 1))
+		elif [ $was = 0 ] && [ ! -e /tmp/reloading ]; then
+			bad=$((bad + 1))
+		fi
+	done
+	echo "$ok $bad" > /tmp/sidecar.count
+) &
+root_loop=$!
+
+sleep $((STORM_S / 2))
+reload 2
+for p in $users; do
+	wait "$p" || result fail "a storm user's loop failed"
+done
+wait $root_loop
+cat /tmp/user1001.out /tmp/user1002.out /tmp/user1003.out | tail -6
+read -r ok bad < /tmp/sidecar.count
+metric sidecar_cycles "$ok"
+metric sidecar_failures "$bad"
+if [ "$ok" -gt 0 ] && [ "$bad" = 0 ]; then
+	result ok "$ok sidecar load/unload cycles, none failed outside a reload"
+else
+	result fail "sidecar cycles: $ok ok, $bad failed outside a reload"
+fi
+
+# back_to NAME VALUE: the stats line NAME must return to VALUE.
+back_to()
+{
+	if [ -z "$2" ]; then
+		result fail "no $1 to compare"
+	elif stat_settles "$1" "$2" 10; then
+		result ok "$1 back to $2 after the storm"
+	else
+		result fail "$1: $2 before the storm, $(stat_value "$1") after"
+	fi
+}
+
+back_to mms_tracked "$mms0"
+back_to files_cached "$files0"
+back_to kernel_bytes "$bytes0"
+sframe_state after
+
+wait $perf_pid || result fail "perf record failed"
+wait $steady || result fail "the steady workload failed"
+artefact steady.expect /tmp/steady.out
+artefact windows /tmp/windows
+metric samples_all "$(perf script -i /tmp/storm.data -F comm 2> /dev/null | wc -l)"
+perf script -i /tmp/storm.data --comms deep --no-inline -F comm,tid,time,ip,sym,dso \
+	> /tmp/steady.perf 2> /dev/null
+artefact steady.perf /tmp/steady.perf
+rm -f /tmp/storm.data
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
