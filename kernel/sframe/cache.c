@@ -30,6 +30,7 @@
 #include <linux/workqueue.h>
 
 #include "sframe_unwind.h"
+#include "vdso.h"
 
 #define SFRAME_FILE_HASH_BITS	8
 #define SFRAME_MM_HASH_BITS	9
@@ -162,6 +163,17 @@ void sframe_sec_free(struct sframe_sec *s)
 	kvfree(s->index);
 	kvfree(s->data);
 	kfree(s);
+}
+
+/* The validated view of @s, for the vDSO's section (vdso.c). */
+const struct sframe_section *sframe_sec_section(const struct sframe_sec *s)
+{
+	return &s->sec;
+}
+
+size_t sframe_sec_bytes(const struct sframe_sec *s)
+{
+	return s->bytes;
 }
 
 /*
@@ -580,6 +592,8 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	const struct sframe_sec *sec;
 	unsigned int lo, hi;
 
+	if (sframe_vdso_lookup(cur->mm, ip, where))
+		return;
 	if (!cur->map_found) {
 		struct sframe_mm *m = NULL;
 

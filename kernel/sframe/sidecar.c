@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/sframe_unwind: root loads and unloads sidecar sections, SFrame
- * made for files that carry none (sframectl gen), and reads which are
- * loaded.  A sidecar is hostile input like any .sframe: it is validated
- * completely, then checked against the file's code, before use.
+ * made for files that carry none (sframectl gen) or for the vDSO, and
+ * reads which are loaded.  A sidecar is hostile input like any .sframe:
+ * it is validated completely, then checked against the file's code (or
+ * the vDSO's), before use.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -18,6 +19,7 @@
 
 #include <sframe/ioctl.h>
 #include "sframe_unwind.h"
+#include "vdso.h"
 
 /* Log why @file's sidecar was refused, naming the file by its path. */
 static void sframe_sidecar_reject(struct file *file,
@@ -31,41 +33,88 @@ static void sframe_sidecar_reject(struct file *file,
 	kfree(path);
 }
 
-static long sframe_sidecar_load(const void __user *uarg)
+/*
+ * The section @a hands in, validated and indexed; on failure an ERR_PTR
+ * and, when validation refused it, *@err says why.
+ */
+static struct sframe_sec *sframe_sidecar_create(const struct sframe_sidecar_load *a,
+						struct sframe_error *err)
 {
 	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
+	u8 *data;
+
+	err->reason = SFRAME_VALID;
+	if (!a->size)
+		return ERR_PTR(-EINVAL);
+	if (a->size > max || a->size > U32_MAX)
+		return ERR_PTR(-EFBIG);
+	if (!sframe_cache_room(a->size))
+		return ERR_PTR(-ENOSPC);
+	data = kvmalloc(a->size, GFP_KERNEL);
+	if (!data)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(data, u64_to_user_ptr(a->data), a->size)) {
+		kvfree(data);
+		return ERR_PTR(-EFAULT);
+	}
+	return sframe_sec_create(data, (u32)a->size, a->vaddr,
+				 SFRAME_REQUIRE_SORTED, err);
+}
+
+/* The vDSO's section: no file, its build ID required (vdso.c). */
+static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
+{
+	struct sframe_error err;
+	struct sframe_sec *s;
+	long ret;
+
+	if (a->fd != -1 || a->reserved || !a->build_id_size ||
+	    a->build_id_size > SFRAME_BUILD_ID_MAX ||
+	    (a->flags & ~(SFRAME_SIDECAR_VDSO | SFRAME_SIDECAR_BUILD_ID)))
+		return -EINVAL;
+	s = sframe_sidecar_create(a, &err);
+	if (IS_ERR(s)) {
+		if (err.reason) {
+			sframe_count(rejected[err.reason]);
+			pr_warn_ratelimited("sframe_unwind: [vdso]: invalid sidecar: %s at offset 0x%x\n",
+					    sframe_reason_str(err.reason),
+					    err.offset);
+		}
+		return PTR_ERR(s);
+	}
+	ret = sframe_vdso_set(s, a->build_id, a->build_id_size);
+	if (ret)
+		sframe_sec_free(s);
+	return ret;
+}
+
+static long sframe_sidecar_load(const void __user *uarg)
+{
 	struct sframe_sidecar_load a;
 	struct sframe_error err;
 	struct sframe_sec *s;
 	struct file *file;
 	long ret;
-	u8 *data;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
+	if (a.flags & SFRAME_SIDECAR_VDSO) {
+		ret = sframe_sidecar_load_vdso(&a);
+		if (ret)
+			sframe_count(sidecars_rejected);
+		else
+			sframe_count(sidecars_loaded);
+		return ret;
+	}
 	if (a.flags || !a.size)
 		return -EINVAL;
-	if (a.size > max || a.size > U32_MAX)
-		return -EFBIG;
-	if (!sframe_cache_room(a.size))
-		return -ENOSPC;
 	file = fget(a.fd);
 	if (!file)
 		return -EBADF;
 	ret = -EINVAL;
 	if (!S_ISREG(file_inode(file)->i_mode))
 		goto out;
-	ret = -ENOMEM;
-	data = kvmalloc(a.size, GFP_KERNEL);
-	if (!data)
-		goto out;
-	if (copy_from_user(data, u64_to_user_ptr(a.data), a.size)) {
-		kvfree(data);
-		ret = -EFAULT;
-		goto out;
-	}
-	s = sframe_sec_create(data, (u32)a.size, a.vaddr, SFRAME_REQUIRE_SORTED,
-			      &err);
+	s = sframe_sidecar_create(&a, &err);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		if (err.reason) {
@@ -94,6 +143,12 @@ static long sframe_sidecar_unload(const void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
+	if (a.flags == SFRAME_SIDECAR_VDSO && a.fd == -1) {
+		ret = sframe_vdso_clear();
+		if (!ret)
+			sframe_count(sidecars_unloaded);
+		return ret;
+	}
 	if (a.flags)
 		return -EINVAL;
 	file = fget(a.fd);
@@ -123,6 +178,7 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 
 static int sframe_dev_show(struct seq_file *s, void *unused)
 {
+	sframe_vdso_show(s);
 	return sframe_cache_show_sidecars(s);
 }
 
@@ -163,4 +219,5 @@ int sframe_sidecar_init(void)
 void sframe_sidecar_exit(void)
 {
 	misc_deregister(&sframe_dev);
+	sframe_vdso_exit();
 }
