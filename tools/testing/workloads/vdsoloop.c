@@ -3,55 +3,55 @@
  * A hot path that ends in the vDSO: main -> vdso_outer -> vdso_middle ->
  * vdso_spin, which calls clock_gettime(CLOCK_MONOTONIC) in a loop for the
  * seconds given (default 2), so that most samples land in the vDSO or in
- * the C library's wrapper around it.  Prints the number of calls.
+ * the C library's wrapper around it.  Prints the number of calls.  Built
+ * with -fno-inline and -fno-optimize-sibling-calls: one frame per function.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define NOINLINE	__attribute__((noinline))
-/* Keep each call a call: no tail call, no merged frames. */
-#define KEEP_FRAME()	__asm__ volatile("" ::: "memory")
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-NOINLINE static unsigned long vdso_spin(long long end)
+static unsigned long vdso_spin(time_t end_sec, long end_nsec)
 {
 	unsigned long calls = 0;
+	struct timespec ts;
 
-	while (now_ns() < end)
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 		calls++;
-	KEEP_FRAME();
+	} while (ts.tv_sec < end_sec ||
+		 (ts.tv_sec == end_sec && ts.tv_nsec < end_nsec));
+	asm volatile("" : "+r" (calls));
 	return calls;
 }
 
-NOINLINE static unsigned long vdso_middle(long long end)
+static unsigned long vdso_middle(time_t end_sec, long end_nsec)
 {
-	unsigned long calls = vdso_spin(end);
+	unsigned long calls = vdso_spin(end_sec, end_nsec);
 
-	KEEP_FRAME();
+	asm volatile("" : "+r" (calls));
 	return calls;
 }
 
-NOINLINE static unsigned long vdso_outer(long long end)
+static unsigned long vdso_outer(time_t end_sec, long end_nsec)
 {
-	unsigned long calls = vdso_middle(end);
+	unsigned long calls = vdso_middle(end_sec, end_nsec);
 
-	KEEP_FRAME();
+	asm volatile("" : "+r" (calls));
 	return calls;
 }
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 2.0;
-	unsigned long calls = vdso_outer(now_ns() + (long long)(seconds * 1e9));
+	long ms = argc > 1 ? (long)(atof(argv[1]) * 1000) : 2000;
+	struct timespec ts;
 
-	printf("calls: %lu\n", calls);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += ms % 1000 * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	printf("calls: %lu\n", vdso_outer(ts.tv_sec, ts.tv_nsec));
 	return 0;
 }
