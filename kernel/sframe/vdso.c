@@ -124,7 +124,9 @@ void sframe_vdso_exit(void)
  * Is @ip in @mm's vDSO text?  Then fill @where and return true: the vDSO
  * section when one is loaded for the image @mm maps, else no section; in
  * both cases no frame-pointer step, so the walk either follows a rule or
- * stops.  Any context, NMI included; the caller holds rcu_read_lock().
+ * stops.  Not while the module is disabled (enable=0: frame pointers
+ * only, everywhere).  Any context, NMI included; the caller holds
+ * rcu_read_lock().
  */
 bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 			struct sframe_where *where)
@@ -133,7 +135,7 @@ bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 	const struct sframe_vdso *v;
 	u64 base;
 
-	if (!mm)
+	if (!mm || !READ_ONCE(sframe_enabled))
 		return false;
 	image = READ_ONCE(mm->context.vdso_image);
 	base = (unsigned long)READ_ONCE(mm->context.vdso);
