@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 
 #include "cache.h"
+#include "vdso.h"
 
 #define SFRAME_MM_HASH_BITS	9
 #define SFRAME_MAX_RANGES	4096	/* executable file VMAs kept per mm */
@@ -612,6 +613,8 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	u64 bias;
 	int i;
 
+	if (sframe_vdso_lookup(cur->mm, ip, where))
+		return;
 	if (!cur->map_found)
 		sframe_cursor_init(cur);
 	if (sframe_window_has(&cur->changed, ip) ||

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/sframe_unwind: root loads and unloads sidecar sections, SFrame
- * made for files that carry none (sframectl gen), and reads which are
- * loaded.  A sidecar is hostile input like any .sframe: it is validated
- * completely, then checked against the file's code, before use.
+ * made for files that carry none (sframectl gen) or for the vDSO, and
+ * reads which are loaded.  A sidecar is hostile input like any .sframe:
+ * it is validated completely, then checked against the file's code (or
+ * the vDSO's), before use.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -18,6 +19,7 @@
 
 #include <sframe/ioctl.h>
 #include "cache.h"
+#include "vdso.h"
 
 /* Log why @file's sidecar was refused, naming the file by its path. */
 static void sframe_sidecar_reject(struct file *file,
@@ -34,47 +36,86 @@ static void sframe_sidecar_reject(struct file *file,
 /* Is @a a request this module understands? */
 static bool sframe_sidecar_args_ok(const struct sframe_sidecar_load *a)
 {
-	if ((a->flags & ~SFRAME_SIDECAR_BUILD_ID) || a->reserved || !a->size)
+	u32 known = SFRAME_SIDECAR_BUILD_ID | SFRAME_SIDECAR_VDSO;
+
+	if ((a->flags & ~known) || a->reserved || !a->size)
 		return false;
+	/* The vDSO's section has no file and must name its build ID. */
+	if (a->flags & SFRAME_SIDECAR_VDSO) {
+		if (a->fd != -1 || !(a->flags & SFRAME_SIDECAR_BUILD_ID))
+			return false;
+	}
 	return !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
 	       (a->build_id_size && a->build_id_size <= SFRAME_BUILD_ID_MAX);
 }
 
-static long sframe_sidecar_load(const void __user *uarg)
+/*
+ * The section @a hands in, charged to root, validated and indexed; on
+ * failure an ERR_PTR and, when validation refused it, *@err says why.
+ */
+static struct sframe_sec *sframe_sidecar_create(const struct sframe_sidecar_load *a,
+						struct sframe_error *err)
 {
 	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
 	struct sframe_charge charge = { .uid = GLOBAL_ROOT_UID };
-	struct sframe_sidecar_load a;
+	u8 *data;
+	int ret;
+
+	err->reason = SFRAME_VALID;
+	if (a->size > max || a->size > U32_MAX)
+		return ERR_PTR(-EFBIG);
+	ret = sframe_charge(&charge, a->size, GFP_KERNEL);
+	if (ret)
+		return ERR_PTR(ret);
+	data = kvmalloc(a->size, GFP_KERNEL_ACCOUNT);
+	if (!data || copy_from_user(data, u64_to_user_ptr(a->data), a->size)) {
+		ret = data ? -EFAULT : -ENOMEM;
+		kvfree(data);
+		sframe_uncharge(&charge);
+		return ERR_PTR(ret);
+	}
+	return sframe_sec_create(data, (u32)a->size, a->vaddr,
+				 SFRAME_REQUIRE_SORTED, &charge, err);
+}
+
+/* The vDSO's section (vdso.c). */
+static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
+{
+	struct sframe_error err;
+	struct sframe_sec *s;
+	long ret;
+
+	s = sframe_sidecar_create(a, &err);
+	if (IS_ERR(s)) {
+		if (err.reason) {
+			sframe_count(rejected[err.reason]);
+			pr_warn_ratelimited("sframe_unwind: [vdso]: invalid sidecar: %s at offset 0x%x\n",
+					    sframe_reason_str(err.reason),
+					    err.offset);
+		}
+		return PTR_ERR(s);
+	}
+	ret = sframe_vdso_set(s, a->build_id, a->build_id_size);
+	if (ret)
+		sframe_sec_free(s);
+	return ret;
+}
+
+/* A file's sidecar: bound to the file's real inode (files.c). */
+static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
+{
 	struct sframe_error err;
 	struct sframe_sec *s;
 	struct file *file;
 	long ret;
-	u8 *data;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (!sframe_sidecar_args_ok(&a))
-		return -EINVAL;
-	if (a.size > max || a.size > U32_MAX)
-		return -EFBIG;
-	file = fget(a.fd);
+	file = fget(a->fd);
 	if (!file)
 		return -EBADF;
 	ret = -EINVAL;
 	if (!S_ISREG(file_inode(file)->i_mode))
 		goto out;
-	ret = sframe_charge(&charge, a.size, GFP_KERNEL);
-	if (ret)
-		goto out;
-	data = kvmalloc(a.size, GFP_KERNEL_ACCOUNT);
-	if (!data || copy_from_user(data, u64_to_user_ptr(a.data), a.size)) {
-		ret = data ? -EFAULT : -ENOMEM;
-		kvfree(data);
-		sframe_uncharge(&charge);
-		goto out;
-	}
-	s = sframe_sec_create(data, (u32)a.size, a.vaddr, SFRAME_REQUIRE_SORTED,
-			      &charge, &err);
+	s = sframe_sidecar_create(a, &err);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		if (err.reason) {
@@ -84,16 +125,32 @@ static long sframe_sidecar_load(const void __user *uarg)
 		goto out;
 	}
 	ret = sframe_cache_set_sidecar(file, s,
-				       a.flags & SFRAME_SIDECAR_BUILD_ID ?
-				       a.build_id : NULL, a.build_id_size);
+				       a->flags & SFRAME_SIDECAR_BUILD_ID ?
+				       a->build_id : NULL, a->build_id_size);
 	if (ret)
 		sframe_sec_free(s);
 out:
+	fput(file);
+	return ret;
+}
+
+static long sframe_sidecar_load(const void __user *uarg)
+{
+	struct sframe_sidecar_load a;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (!sframe_sidecar_args_ok(&a))
+		return -EINVAL;
+	if (a.flags & SFRAME_SIDECAR_VDSO)
+		ret = sframe_sidecar_load_vdso(&a);
+	else
+		ret = sframe_sidecar_load_file(&a);
 	if (ret)
 		sframe_count(sidecars_rejected);
 	else
 		sframe_count(sidecars_loaded);
-	fput(file);
 	return ret;
 }
 
@@ -105,6 +162,12 @@ static long sframe_sidecar_unload(const void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
+	if (a.flags == SFRAME_SIDECAR_VDSO && a.fd == -1) {
+		ret = sframe_vdso_clear();
+		if (!ret)
+			sframe_count(sidecars_unloaded);
+		return ret;
+	}
 	if (a.flags)
 		return -EINVAL;
 	file = fget(a.fd);
@@ -134,6 +197,7 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 
 static int sframe_dev_show(struct seq_file *s, void *unused)
 {
+	sframe_vdso_show(s);
 	return sframe_cache_show_sidecars(s);
 }
 
@@ -174,4 +238,5 @@ int sframe_sidecar_init(void)
 void sframe_sidecar_exit(void)
 {
 	misc_deregister(&sframe_dev);
+	sframe_vdso_exit();
 }

@@ -447,13 +447,23 @@ int sframe_load_command(int argc, char **argv)
 		if (dev < 0 && !dry)
 			return EXIT_USAGE;
 		ret = load_system(dev, argc - 2 - dry, argv + 2 + dry);
+		ret = sframe_vdso_load(dev) ?: ret;
 		if (dev >= 0)
 			close(dev);
 		return ret;
 	}
+	if (argc == 2 && !force && !strcmp(argv[1], "--vdso")) {
+		dev = open_device();
+		if (dev < 0)
+			return EXIT_USAGE;
+		ret = sframe_vdso_load(dev);
+		close(dev);
+		return ret;
+	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: sframectl load [--force] ELF [SIDECAR]\n"
-				"       sframectl load --system [--dry-run] [DIR...]\n");
+				"       sframectl load --system [--dry-run] [DIR...]\n"
+				"       sframectl load --vdso\n");
 		return EXIT_USAGE;
 	}
 	dev = open_device();
@@ -471,13 +481,18 @@ int sframe_unload_command(int argc, char **argv)
 	char msg[SFRAME_MSG_MAX] = "";
 	int dev, ret = 0;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: sframectl unload ELF\n");
+	if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--vdso"))) {
+		fprintf(stderr, "usage: sframectl unload ELF | unload --vdso\n");
 		return EXIT_USAGE;
 	}
 	dev = open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
+	if (!strcmp(argv[1], "--vdso")) {
+		ret = sframe_vdso_unload(dev);
+		close(dev);
+		return ret;
+	}
 	arg.fd = sframe_open(argv[1], msg, sizeof(msg));
 	if (arg.fd < 0) {
 		fprintf(stderr, "sframectl: %s: %s\n", argv[1], msg);

@@ -70,5 +70,7 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 int sframe_load_command(int argc, char **argv);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
+int sframe_vdso_load(int dev);
+int sframe_vdso_unload(int dev);
 
 #endif /* _SFRAMECTL_H */

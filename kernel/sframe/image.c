@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read an x86-64 ELF image that lies whole in kernel memory (the vDSO):
+ * its NT_GNU_BUILD_ID note and its one executable segment.  Nothing in it
+ * is trusted: every offset and size is checked against the image first.
+ */
+#include <linux/elf.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include <sframe/ioctl.h>
+#include "image.h"
+
+#define SFRAME_NOTE_GNU		"GNU"
+#define SFRAME_NT_GNU_BUILD_ID	3	/* not in every kernel's uapi elf.h */
+#define SFRAME_NOTE_HDR		12	/* namesz, descsz, type */
+
+/* Is [off, off + len) inside an image of @size bytes? */
+static bool sframe_image_has(size_t size, u64 off, u64 len)
+{
+	return off <= size && len <= size - off;
+}
+
+/*
+ * Look for the build ID among the notes at [off, off + len), each padded
+ * to @align.  0 and *@img filled, -ENOENT if none is there, -ENOEXEC if a
+ * note runs past the segment.
+ */
+static int sframe_image_notes(const u8 *d, u64 off, u64 len, u64 align,
+			      struct sframe_image *img)
+{
+	u64 end = off + len;
+
+	while (end - off >= SFRAME_NOTE_HDR) {
+		u32 hdr[3];
+		u64 name, desc, next;
+
+		memcpy(hdr, d + off, sizeof(hdr));
+		name = off + SFRAME_NOTE_HDR;
+		/* u32 sizes in u64 arithmetic: no overflow here. */
+		desc = name + ALIGN((u64)hdr[0], align);
+		next = desc + ALIGN((u64)hdr[1], align);
+		if (desc > end || hdr[1] > end - desc)
+			return -ENOEXEC;
+		if (hdr[2] == SFRAME_NT_GNU_BUILD_ID &&
+		    hdr[0] == sizeof(SFRAME_NOTE_GNU) &&
+		    !memcmp(d + name, SFRAME_NOTE_GNU, sizeof(SFRAME_NOTE_GNU))) {
+			if (!hdr[1] || hdr[1] > SFRAME_BUILD_ID_MAX)
+				return -ENOEXEC;
+			img->build_id = d + desc;
+			img->build_id_size = hdr[1];
+			return 0;
+		}
+		if (next >= end)
+			break;
+		off = next;
+	}
+	return -ENOENT;
+}
+
+/* Check the ELF header; 0, or -ENOEXEC. */
+static int sframe_image_ehdr(const void *data, size_t size,
+			     struct elf64_hdr *eh)
+{
+	if (size < sizeof(*eh))
+		return -ENOEXEC;
+	memcpy(eh, data, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64 || eh->e_type != ET_DYN ||
+	    eh->e_phentsize != sizeof(struct elf64_phdr) ||
+	    !eh->e_phnum || eh->e_phnum > SFRAME_IMAGE_MAX_PHDRS ||
+	    !sframe_image_has(size, eh->e_phoff,
+			      (u64)eh->e_phnum * sizeof(struct elf64_phdr)))
+		return -ENOEXEC;
+	return 0;
+}
+
+/*
+ * Fill *@img from the @size bytes at @data: 0; -ENOEXEC if they are not a
+ * 64-bit x86-64 shared object whose loadable segments all keep their
+ * image offsets (the vDSO is mapped as one block) with exactly one
+ * executable segment, or if a header or note lies outside them; -ENOENT
+ * if the image has no build ID.  img->build_id points into @data.
+ */
+int sframe_image_parse(const void *data, size_t size, struct sframe_image *img)
+{
+	const u8 *d = data;
+	struct elf64_hdr eh;
+	bool have_base = false;
+	unsigned int i, nr_code = 0;
+	int ret, note = -ENOENT;
+
+	memset(img, 0, sizeof(*img));
+	ret = sframe_image_ehdr(data, size, &eh);
+	if (ret)
+		return ret;
+	for (i = 0; i < eh.e_phnum; i++) {
+		struct elf64_phdr ph;
+
+		memcpy(&ph, d + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD && ph.p_type != PT_NOTE)
+			continue;
+		if (!sframe_image_has(size, ph.p_offset, ph.p_filesz))
+			return -ENOEXEC;
+		if (ph.p_type == PT_NOTE) {
+			if (note)
+				note = sframe_image_notes(d, ph.p_offset,
+							  ph.p_filesz,
+							  ph.p_align == 8 ? 8 : 4,
+							  img);
+			if (note == -ENOEXEC)
+				return note;
+			continue;
+		}
+		if (have_base && ph.p_vaddr - ph.p_offset != img->link_base)
+			return -ENOEXEC;
+		img->link_base = ph.p_vaddr - ph.p_offset;
+		have_base = true;
+		if (ph.p_flags & PF_X) {
+			img->code = (struct sframe_span){
+				.start = ph.p_vaddr, .size = ph.p_filesz,
+			};
+			nr_code++;
+		}
+	}
+	if (nr_code != 1)
+		return -ENOEXEC;
+	return note;
+}

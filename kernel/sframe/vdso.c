@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vDSO's section: root hands in SFrame made from the running kernel's
+ * x86-64 vDSO (sframectl load --vdso), bound to that image by its build
+ * ID, and the walk uses it for every process's vDSO text.
+ *
+ * The vDSO has no file mapping, so no file range covers it: without this
+ * a walk would step out of it by frame pointers, which the vDSO's code
+ * does not keep, and report whatever the caller's RBP points at.  A walk
+ * in the vDSO therefore never guesses: it follows the section's rules, or
+ * stops there when no section is loaded.
+ */
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/vdso.h>
+
+#include <sframe/ioctl.h>
+#include "cache.h"
+#include "image.h"
+#include "vdso.h"
+
+/* The loaded section and the vDSO image it was checked against. */
+struct sframe_vdso {
+	struct sframe_sec *sec;
+	const struct vdso_image *image;
+	u64 link_base;			/* where the image was linked */
+	u32 build_id_size;
+	u8 build_id[SFRAME_BUILD_ID_MAX];
+};
+
+static struct sframe_vdso __rcu *sframe_vdso;
+static DEFINE_MUTEX(sframe_vdso_lock);	/* serialises set and clear */
+
+static void sframe_vdso_free(struct sframe_vdso *v)
+{
+	sframe_sec_free(v->sec);
+	kfree(v);
+}
+
+/*
+ * Publish @v (or nothing) and free the one it replaces after a grace
+ * period; true if there was one.
+ */
+static bool sframe_vdso_replace(struct sframe_vdso *v)
+{
+	struct sframe_vdso *old;
+
+	mutex_lock(&sframe_vdso_lock);
+	old = rcu_replace_pointer(sframe_vdso, v,
+				  lockdep_is_held(&sframe_vdso_lock));
+	mutex_unlock(&sframe_vdso_lock);
+	if (!old)
+		return false;
+	synchronize_rcu();
+	sframe_vdso_free(old);
+	return true;
+}
+
+/*
+ * Make @s the section of the running kernel's x86-64 vDSO, the one the
+ * calling task has mapped, whose NT_GNU_BUILD_ID must be @build_id
+ * (-ESTALE if not) and whose code must hold every function of @s
+ * (-EINVAL).  A section loaded before is freed once no walk can be using
+ * it.  On success @s belongs to the vDSO, on failure it stays the caller's.
+ */
+int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
+{
+	const struct vdso_image *image;
+	struct sframe_image img;
+	struct sframe_vdso *v;
+	u32 bad;
+	int ret;
+
+	if (!size || size > SFRAME_BUILD_ID_MAX)
+		return -EINVAL;
+	image = current->mm ? current->mm->context.vdso_image : NULL;
+	if (!image)
+		return -ENOENT;
+	ret = sframe_image_parse(image->data, image->size, &img);
+	if (ret) {
+		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: the vDSO image is not a 64-bit object with a build ID (%d)\n",
+				    ret);
+		return ret;
+	}
+	if (img.build_id_size != size || memcmp(img.build_id, build_id, size)) {
+		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: made for another vDSO (build ID %*phN, the kernel's is %*phN)\n",
+				    (int)size, build_id, (int)img.build_id_size,
+				    img.build_id);
+		return -ESTALE;
+	}
+	if (sframe_fdes_within(&s->sec, &img.code, 1, &bad)) {
+		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: FDE %u is outside the vDSO's code\n",
+				    bad);
+		return -EINVAL;
+	}
+	v = kzalloc(sizeof(*v), GFP_KERNEL_ACCOUNT);
+	if (!v)
+		return -ENOMEM;
+	v->sec = s;
+	v->image = image;
+	v->link_base = img.link_base;
+	v->build_id_size = size;
+	memcpy(v->build_id, build_id, size);
+	sframe_vdso_replace(v);
+	return 0;
+}
+
+/* Withdraw the vDSO's section: 0, or -ENOENT if none is loaded. */
+int sframe_vdso_clear(void)
+{
+	return sframe_vdso_replace(NULL) ? 0 : -ENOENT;
+}
+
+/* Free the section at module exit, once no ioctl can load another. */
+void sframe_vdso_exit(void)
+{
+	sframe_vdso_replace(NULL);
+}
+
+/*
+ * Is @ip in @mm's vDSO text?  Then fill @where and return true: the vDSO
+ * section when one is loaded for the image @mm maps, else no section; in
+ * both cases no frame-pointer step, so the walk either follows a rule or
+ * stops.  Not while the module is disabled (enable=0: frame pointers
+ * only, everywhere).  Any context, NMI included; the caller holds
+ * rcu_read_lock().
+ */
+bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
+			struct sframe_where *where)
+{
+	const struct vdso_image *image;
+	const struct sframe_vdso *v;
+	u64 base;
+
+	if (!mm || !READ_ONCE(sframe_enabled))
+		return false;
+	image = READ_ONCE(mm->context.vdso_image);
+	base = (unsigned long)READ_ONCE(mm->context.vdso);
+	if (!image || !base || ip < base || ip - base >= image->size)
+		return false;
+	where->sec = NULL;
+	where->start = base;
+	where->end = base + image->size;
+	where->fp_ok = false;
+	v = rcu_dereference(sframe_vdso);
+	if (v && v->image == image) {
+		where->sec = &v->sec->sec;
+		where->bias = base - v->link_base;
+	}
+	return true;
+}
+
+/* The vDSO's line of the sidecar list, if it has a section. */
+void sframe_vdso_show(struct seq_file *m)
+{
+	const struct sframe_section *sec;
+	const struct sframe_vdso *v;
+
+	mutex_lock(&sframe_vdso_lock);
+	v = rcu_dereference_protected(sframe_vdso,
+				      lockdep_is_held(&sframe_vdso_lock));
+	if (v) {
+		sec = &v->sec->sec;
+		seq_printf(m, "[vdso] build ID %*phN: v%u, %u FDEs, %u FREs, %zu bytes\n",
+			   (int)v->build_id_size, v->build_id, sec->version,
+			   sec->num_fdes, sec->num_fres,
+			   v->sec->charge.bytes);
+	}
+	mutex_unlock(&sframe_vdso_lock);
+}
