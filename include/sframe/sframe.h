@@ -226,11 +226,10 @@ struct sframe_span {
  *
  * The work of one lookup is bounded whatever the section holds:
  * - a RULE, SIGNAL or NONE row: one block index read and a binary search
- *   over that block's rows, at most SFRAME_FLAT_MAX_STEPS steps (rows are
- *   counted in a u32);
- * - a DECODE row: in addition a binary search of the FDE table (at most
- *   SFRAME_FIND_FDE_MAX_STEPS steps) and at most SFRAME_MAX_MASK_FRES FREs
- *   decoded, which validation enforces.
+ *   over that block's rows, at most SFRAME_MAX_SEARCH_STEPS steps;
+ * - a DECODE row: in addition a binary search of the FDE table, as many
+ *   steps at most, and at most SFRAME_MAX_MASK_FRES FREs decoded, which
+ *   validation enforces.
  * Every sorted section whose functions span at most 4 GiB and that has at
  * most SFRAME_FLAT_MAX_RULES distinct rules has a table; sframe_flat_size()
  * names the reason for any other, so that a kernel refuses it rather than
@@ -242,8 +241,8 @@ struct sframe_span {
 #define SFRAME_FLAT_KIND_SHIFT	12
 #define SFRAME_FLAT_KIND(row)	(((row) >> SFRAME_FLAT_KIND_SHIFT) & 3)
 #define SFRAME_FLAT_END		0x4000
-#define SFRAME_FLAT_MAX_STEPS	32
-#define SFRAME_FIND_FDE_MAX_STEPS	32
+/* Any binary search here: row and FDE counts are u32. */
+#define SFRAME_MAX_SEARCH_STEPS	32
 
 enum sframe_flat_kind {
 	SFRAME_FLAT_NONE,		/* no rule: outside functions, or before the first FRE */

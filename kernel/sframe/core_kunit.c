@@ -278,7 +278,7 @@ static void sframe_flat_bounds_lookup_in_huge_function(struct kunit *test)
 		bits++;
 	KUNIT_EXPECT_LE(test, flat_check_max_steps(&flat), bits);
 	KUNIT_EXPECT_LE(test, flat_check_max_steps(&flat),
-			SFRAME_FLAT_MAX_STEPS);
+			SFRAME_MAX_SEARCH_STEPS);
 	for (pc = HUGE_TEXT - 1; pc < huge_tail(&h) + h.tail + 2;
 	     pc += pc < huge_tail(&h) - 8 ? 4099 : 1) {
 		why = flat_check_pc(&sec, &flat, pc);

@@ -100,7 +100,7 @@ static void check_file(const char *path, bool raw)
 		 flat.nr_blocks, 1U << flat.block_shift);
 	tap_ok(flat.nr_blocks <= flat.nr_rows, "%s: no more blocks than rows",
 	       path);
-	tap_ok(flat_check_max_steps(&flat) <= SFRAME_FLAT_MAX_STEPS,
+	tap_ok(flat_check_max_steps(&flat) <= SFRAME_MAX_SEARCH_STEPS,
 	       "%s: a lookup takes at most %u search steps", path,
 	       flat_check_max_steps(&flat));
 
@@ -277,7 +277,7 @@ static void huge_flattens(const char *name, const struct huge_section *h,
 	for (n = flat.nr_rows; n; n >>= 1)
 		bits++;
 	steps = flat_check_max_steps(&flat);
-	tap_ok(steps <= bits && steps <= SFRAME_FLAT_MAX_STEPS,
+	tap_ok(steps <= bits && steps <= SFRAME_MAX_SEARCH_STEPS,
 	       "%s: a lookup takes at most %u search steps (%u rows, %u blocks)",
 	       name, steps, flat.nr_rows, flat.nr_blocks);
 	for (pc = h->text - 2; pc < tail + h->tail + 3; pc += stride) {
