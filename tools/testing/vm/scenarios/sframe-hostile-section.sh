@@ -36,7 +36,26 @@ pid_rules=$!
 $RUNAS $NOBODY $dir/big-plt &
 pid_plt=$!
 pids="$pid_huge $pid_rules $pid_plt"
-sleep 3
+
+# The module reads sections in the background: wait until it has judged
+# all three (a 20 MB file takes seconds under TCG).
+judged()
+{
+	for k in $KINDS; do
+		grep "^$dir/$k: " /sys/kernel/debug/sframe_unwind/files |
+			grep -qv "(null)" || return 1
+	done
+}
+waited=0
+while ! judged && [ $waited -lt 60 ]; do
+	sleep 1
+	waited=$((waited + 1))
+done
+if judged; then
+	result ok "all three sections judged within $waited s"
+else
+	result fail "sections not judged within 60 s"
+fi
 
 expect_stat()
 {
