@@ -47,6 +47,9 @@ enum sframe_reason {
 	SFRAME_ERR_CFA_OFFSET,
 	SFRAME_ERR_FRE_COUNT,
 	SFRAME_ERR_FRE_LEN,
+	SFRAME_ERR_MASK_FRES,
+	SFRAME_ERR_FLAT_SPAN,
+	SFRAME_ERR_FLAT_RULES,
 	SFRAME_NR_REASONS
 };
 
@@ -104,6 +107,14 @@ struct sframe_section {
  * lines instead of the whole FDE table.
  */
 #define SFRAME_INDEX_STRIDE	8
+
+/*
+ * Most FREs a PC-mask FDE (a PLT) may have.  A lookup there decodes them
+ * one by one, in a perf sample, so validation refuses more.  Real PLTs
+ * have one or two (binutils 2.40 to 2.47: one FRE before the push of the
+ * lazy-binding stub and one after); 16 leaves room for other PLT layouts.
+ */
+#define SFRAME_MAX_MASK_FRES	16
 
 /* One function, decoded. */
 struct sframe_fde {
@@ -212,6 +223,17 @@ struct sframe_span {
  * for each 2^block_shift bytes of text, the row in force at its start.
  * Blocks are at least SFRAME_FLAT_MIN_BLOCK_SHIFT bytes and never more
  * than rows, so the index costs at most 4 bytes a row.
+ *
+ * The work of one lookup is bounded whatever the section holds:
+ * - a RULE, SIGNAL or NONE row: one block index read and a binary search
+ *   over that block's rows, at most SFRAME_MAX_SEARCH_STEPS steps;
+ * - a DECODE row: in addition a binary search of the FDE table, as many
+ *   steps at most, and at most SFRAME_MAX_MASK_FRES FREs decoded, which
+ *   validation enforces.
+ * Every sorted section whose functions span at most 4 GiB and that has at
+ * most SFRAME_FLAT_MAX_RULES distinct rules has a table; sframe_flat_size()
+ * names the reason for any other, so that a kernel refuses it rather than
+ * decode an unbounded number of FREs per frame.
  */
 #define SFRAME_FLAT_MIN_BLOCK_SHIFT	8
 #define SFRAME_FLAT_MAX_RULES	4096
@@ -219,6 +241,8 @@ struct sframe_span {
 #define SFRAME_FLAT_KIND_SHIFT	12
 #define SFRAME_FLAT_KIND(row)	(((row) >> SFRAME_FLAT_KIND_SHIFT) & 3)
 #define SFRAME_FLAT_END		0x4000
+/* Any binary search here: row and FDE counts are u32. */
+#define SFRAME_MAX_SEARCH_STEPS	32
 
 enum sframe_flat_kind {
 	SFRAME_FLAT_NONE,		/* no rule: outside functions, or before the first FRE */
@@ -239,7 +263,10 @@ struct sframe_flat {
 	s64 base;			/* section-relative address of FDE 0 */
 };
 
-/* Scratch for building: the distinct rules met so far, hashed. */
+/*
+ * Scratch for building: the distinct rules met so far, hashed; and, when
+ * sizing fails, why (a reason of sframe_reason_str(), the FDE).
+ */
 struct sframe_flat_builder {
 	struct sframe_rule rules[SFRAME_FLAT_MAX_RULES];
 	u16 hash[2 * SFRAME_FLAT_MAX_RULES];
@@ -247,6 +274,7 @@ struct sframe_flat_builder {
 	u32 nr_rows;
 	u32 nr_blocks;
 	u8 block_shift;
+	struct sframe_error error;
 };
 
 /* The first of @a[@lo..@hi) above @key, or @hi; @a is sorted. */
@@ -270,6 +298,19 @@ void sframe_flat_build(const struct sframe_section *sec,
 		       struct sframe_flat *flat);
 
 /*
+ * The rows [*@lo, *@hi) a lookup in @block searches: those that start
+ * after the block's first row and no later than the next block's first.
+ * Its binary search takes at most fls(*@hi - *@lo) steps.
+ */
+static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
+					  u32 block, u32 *lo, u32 *hi)
+{
+	*lo = flat->blocks[block] + 1;
+	*hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
+					    flat->nr_rows;
+}
+
+/*
  * The row in force at section-relative @rel_pc.  For a row with
  * SFRAME_FLAT_END, *@next is where the function ends (section-relative).
  * Inline: a walk does this once per frame.
@@ -278,17 +319,15 @@ static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
 				   s64 *next)
 {
 	u64 delta = (u64)rel_pc - (u64)flat->base, block;
-	u32 hi, row;
+	u32 lo, hi, row;
 
 	block = delta >> flat->block_shift;
 	/* Past the last block is past the last function. */
 	if (rel_pc < flat->base || block >= flat->nr_blocks)
 		return SFRAME_FLAT_NONE;
 	/* The block's first row is in force at its start, so at or before delta. */
-	hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
-					   flat->nr_rows;
-	row = sframe_u32_upper(flat->starts, flat->blocks[block] + 1, hi,
-			       delta);
+	sframe_flat_block_rows(flat, (u32)block, &lo, &hi);
+	row = sframe_u32_upper(flat->starts, lo, hi, delta);
 	/* The last row is the gap after the last function: never END. */
 	if (row < flat->nr_rows)
 		*next = flat->base + flat->starts[row];

@@ -33,7 +33,6 @@ struct sframe_sec {
 	struct sframe_section sec;
 	struct sframe_flat flat;
 	void *flat_mem;
-	u32 *index;
 	u8 *data;
 	struct sframe_charge charge;	/* everything above */
 };

@@ -12,6 +12,7 @@
 #include <sframe/sframe.h>
 #include "core_kunit_data.h"
 #include "flat_check.h"
+#include "huge_sections.h"
 
 #define AMD64_SP	7
 #define AMD64_FP	6
@@ -224,8 +225,117 @@ static void sframe_flat_refuses_unsorted(struct kunit *test)
 			0);
 	KUNIT_ASSERT_FALSE(test, sec.flags & SFRAME_F_FDE_SORTED);
 	KUNIT_EXPECT_NULL(test, flat_check_build(&sec, &flat, &err));
-	KUNIT_EXPECT_EQ(test, err, -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, err, sframe_reason_errno(SFRAME_ERR_NOT_SORTED));
 	KUNIT_EXPECT_NULL(test, sec.flat);
+}
+
+#define HUGE_VADDR	0x10000
+#define HUGE_TEXT	0x400000
+
+/* @h in test-managed memory, validated as the module does: the errno. */
+static int huge_load(struct kunit *test, const struct huge_section *h,
+		     struct sframe_section *sec, struct sframe_error *err)
+{
+	u32 size = huge_section_size(h);
+	u8 *data;
+
+	KUNIT_ASSERT_NE(test, size, 0);
+	data = kunit_kmalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	huge_section_fill(h, data, HUGE_VADDR);
+	return sframe_validate(sec, data, size, HUGE_VADDR,
+			       SFRAME_REQUIRE_SORTED | SFRAME_SEGMENT_PADDING,
+			       err);
+}
+
+/*
+ * One function of 200000 FREs is flattened, and a lookup anywhere in it
+ * searches a block's rows: at most as many steps as the row count has
+ * bits, where decoding would read every FRE before the PC.
+ */
+static void sframe_flat_bounds_lookup_in_huge_function(struct kunit *test)
+{
+	const struct huge_section h = {
+		.text = HUGE_TEXT, .nr_fdes = 1, .fres = 200000,
+		.fre_step = 1, .nr_rules = 2, .tail = 64,
+	};
+	unsigned int bits = 0;
+	struct sframe_section sec;
+	struct sframe_error err;
+	struct sframe_flat flat;
+	const char *why;
+	void *mem;
+	u64 pc;
+	u32 n;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, huge_load(test, &h, &sec, &err), 0);
+	mem = flat_check_build(&sec, &flat, &ret);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, mem, "flattening: %d", ret);
+	KUNIT_EXPECT_EQ(test, flat.nr_rules, 2);
+	KUNIT_EXPECT_GE(test, flat.nr_rows, h.fres);
+	for (n = flat.nr_rows; n; n >>= 1)
+		bits++;
+	KUNIT_EXPECT_LE(test, flat_check_max_steps(&flat), bits);
+	KUNIT_EXPECT_LE(test, flat_check_max_steps(&flat),
+			SFRAME_MAX_SEARCH_STEPS);
+	for (pc = HUGE_TEXT - 1; pc < huge_tail(&h) + h.tail + 2;
+	     pc += pc < huge_tail(&h) - 8 ? 4099 : 1) {
+		why = flat_check_pc(&sec, &flat, pc);
+		KUNIT_ASSERT_NULL_MSG(test, why, "at 0x%llx: %s", pc, why);
+	}
+	flat_check_free(mem);
+}
+
+/* More distinct rules than a row word names: refused, with its reason. */
+static void sframe_flat_refuses_too_many_rules(struct kunit *test)
+{
+	const struct huge_section h = {
+		.text = HUGE_TEXT, .nr_fdes = 1,
+		.fres = SFRAME_FLAT_MAX_RULES + 1, .fre_step = 1,
+		.nr_rules = SFRAME_FLAT_MAX_RULES + 1,
+	};
+	struct sframe_flat_builder *b;
+	struct sframe_section sec;
+	struct sframe_error err;
+	size_t bytes;
+
+	KUNIT_ASSERT_EQ(test, huge_load(test, &h, &sec, &err), 0);
+	b = kunit_kmalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, sframe_flat_size(&sec, b, &bytes),
+			sframe_reason_errno(SFRAME_ERR_FLAT_RULES));
+	KUNIT_EXPECT_EQ(test, b->error.reason, SFRAME_ERR_FLAT_RULES);
+	KUNIT_EXPECT_EQ(test, b->error.fde, 0);
+}
+
+/* A PC-mask FDE (a PLT) decodes its FREs at each lookup: at most 16. */
+static void sframe_validate_caps_pc_mask_fres(struct kunit *test)
+{
+	struct huge_section h = {
+		.text = HUGE_TEXT, .nr_fdes = 1,
+		.fres = SFRAME_MAX_MASK_FRES, .fre_step = 1,
+		.nr_rules = SFRAME_MAX_MASK_FRES, .tail = 1024,
+		.rep_size = 64,
+	};
+	struct sframe_section sec;
+	struct sframe_error err;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	u32 fre_index;
+	u64 pc;
+
+	KUNIT_ASSERT_EQ(test, huge_load(test, &h, &sec, &err), 0);
+	for (pc = HUGE_TEXT; pc < HUGE_TEXT + h.fres + h.tail; pc++) {
+		KUNIT_ASSERT_EQ(test, sframe_find_fde(&sec, pc, &fde), 0);
+		KUNIT_ASSERT_EQ(test, sframe_fde_find_fre(&sec, &fde, pc, &fre,
+							  &fre_index), 0);
+		KUNIT_ASSERT_LT(test, fre_index, SFRAME_MAX_MASK_FRES);
+	}
+	h.fres++;
+	KUNIT_EXPECT_EQ(test, huge_load(test, &h, &sec, &err),
+			sframe_reason_errno(SFRAME_ERR_MASK_FRES));
+	KUNIT_EXPECT_EQ(test, err.reason, SFRAME_ERR_MASK_FRES);
 }
 
 static void sframe_validate_accepts_big_endian_s390x(struct kunit *test)
@@ -318,6 +428,9 @@ static struct kunit_case sframe_core_cases[] = {
 	KUNIT_CASE(sframe_index_agrees_with_binary_search),
 	KUNIT_CASE(sframe_flat_agrees_with_decoder),
 	KUNIT_CASE(sframe_flat_refuses_unsorted),
+	KUNIT_CASE(sframe_flat_bounds_lookup_in_huge_function),
+	KUNIT_CASE(sframe_flat_refuses_too_many_rules),
+	KUNIT_CASE(sframe_validate_caps_pc_mask_fres),
 	KUNIT_CASE(sframe_validate_accepts_big_endian_s390x),
 	KUNIT_CASE_PARAM(sframe_validate_rejects_damage,
 			 sframe_damage_gen_params),

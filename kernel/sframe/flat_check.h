@@ -140,4 +140,24 @@ static inline u64 flat_check_all(const struct sframe_section *sec,
 	return to - from;
 }
 
+/*
+ * The most steps the binary search of any lookup in @flat takes: a search
+ * of n rows takes at most as many steps as n has bits.  By construction,
+ * whatever PC is looked up.
+ */
+static inline unsigned int flat_check_max_steps(const struct sframe_flat *flat)
+{
+	unsigned int steps, most = 0;
+	u32 block, lo, hi, n;
+
+	for (block = 0; block < flat->nr_blocks; block++) {
+		sframe_flat_block_rows(flat, block, &lo, &hi);
+		for (steps = 0, n = hi - lo; n; n >>= 1)
+			steps++;
+		if (steps > most)
+			most = steps;
+	}
+	return most;
+}
+
 #endif /* _SFRAME_FLAT_CHECK_H */

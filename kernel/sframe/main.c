@@ -72,7 +72,6 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "kernel_bytes: %zu\n", sframe_charged_total());
 	seq_printf(s, "mms_tracked: %ld\n", sframe_mms_tracked());
 	sframe_show(s, "sections_loaded", st->sections_loaded);
-	sframe_show(s, "sections_not_flattened", st->sections_not_flattened);
 	sframe_show(s, "files_without_sframe", st->files_without_sframe);
 	sframe_show(s, "mmap_events", st->mmap_events);
 	sframe_show(s, "ranges_added", st->ranges_added);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A cached section: validate untrusted SFrame bytes once, completely, then
- * build the lookup table a walk uses, each byte charged before it is
- * allocated.
+ * build the flattened table a walk uses, each byte charged before it is
+ * allocated; a section that cannot have one is refused.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -14,29 +14,29 @@ void sframe_sec_free(struct sframe_sec *s)
 	if (!s)
 		return;
 	kvfree(s->flat_mem);
-	kvfree(s->index);
 	kvfree(s->data);
 	sframe_uncharge(&s->charge);
 	kfree(s);
 }
 
 /*
- * Give @s its flattened table, so a walk finds a rule with one search.
- * Without one (a section the table cannot describe) lookups decode
- * instead: slower, same answers.  Fails only when the table cannot be
- * charged or allocated.
+ * Give @s its flattened table, so a walk finds a rule with one bounded
+ * search.  A section the table cannot describe is refused, its reason in
+ * *@err: decoding it at each frame instead would let one crafted section
+ * make a sample take seconds.
  */
-static int sframe_sec_flatten(struct sframe_sec *s)
+static int sframe_sec_flatten(struct sframe_sec *s, struct sframe_error *err)
 {
 	struct sframe_flat_builder *b;
 	size_t bytes = 0;
-	int ret = 0;
+	int ret;
 
 	b = kvmalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	if (sframe_flat_size(&s->sec, b, &bytes)) {
-		sframe_count(sections_not_flattened);
+	ret = sframe_flat_size(&s->sec, b, &bytes);
+	if (ret) {
+		*err = b->error;
 		goto out;
 	}
 	ret = sframe_charge(&s->charge, bytes, GFP_KERNEL);
@@ -54,30 +54,12 @@ out:
 	return ret;
 }
 
-/* The FDE index, for sections without a flattened table. */
-static int sframe_sec_index(struct sframe_sec *s)
-{
-	u32 entries = sframe_index_entries(&s->sec);
-	int ret;
-
-	if (!entries)
-		return 0;
-	ret = sframe_charge(&s->charge, (size_t)entries * sizeof(u32),
-			    GFP_KERNEL);
-	if (ret)
-		return ret;
-	s->index = kvmalloc_array(entries, sizeof(u32), GFP_KERNEL_ACCOUNT);
-	if (!s->index)
-		return -ENOMEM;
-	sframe_index_build(&s->sec, s->index);
-	return 0;
-}
-
 /*
  * Validate @size bytes at @data (kvmalloc()ed), assumed at link address
  * @vaddr, into a section ready for lookups.  Takes over @data and
  * @charge (which should hold @size already): on failure both are
- * released.  *@err says why when validation refused the bytes; otherwise
+ * released.  *@err says why when validation (or the table) refused the
+ * bytes; otherwise
  * the errno does: -EPROTONOSUPPORT (another ABI), -ENOSPC or -EDQUOT
  * (a memory limit), -ENOMEM.
  */
@@ -104,9 +86,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 	if (!ret && s->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
 		ret = -EPROTONOSUPPORT;
 	if (!ret)
-		ret = sframe_sec_flatten(s);
-	if (!ret && !s->flat_mem)
-		ret = sframe_sec_index(s);
+		ret = sframe_sec_flatten(s, err);
 	if (ret) {
 		sframe_sec_free(s);
 		return ERR_PTR(ret);

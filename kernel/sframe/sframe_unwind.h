@@ -52,7 +52,6 @@ struct sframe_stats {
 	u64 files_refused;		/* no entry: memory or a limit */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
 	u64 sections_loaded;		/* sections validated and cached */
-	u64 sections_not_flattened;
 	u64 files_without_sframe;
 	u64 rejected[SFRAME_NR_REASONS];
 	u64 load_failed[SFRAME_NR_LOAD_FAILS];

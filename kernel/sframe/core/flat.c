@@ -118,10 +118,25 @@ static int sframe_flat_fde(const struct sframe_section *sec,
 	return 0;
 }
 
+/* Why sizing failed, in @b, as validation would say it; its errno. */
+static int sframe_flat_fail(struct sframe_flat_builder *b,
+			    enum sframe_reason reason, u32 offset, u32 fde)
+{
+	b->error = (struct sframe_error){ .reason = reason, .offset = offset,
+					  .fde = fde };
+	return sframe_reason_errno(reason);
+}
+
+/* Where the table's starts count from: the first function, if any. */
+static s64 sframe_flat_base(const struct sframe_section *sec)
+{
+	return sec->num_fdes ? sframe_fde_rel_start(sec, 0) : 0;
+}
+
 static int sframe_flat_pass(const struct sframe_section *sec,
 			    struct sframe_flat_out *o)
 {
-	s64 base = sframe_fde_rel_start(sec, 0);
+	s64 base = sframe_flat_base(sec);
 	struct sframe_fde fde;
 	u64 start, end;
 	u32 i;
@@ -134,9 +149,14 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 		start = (u64)fde.rel_start - (u64)base;
 		end = start + fde.size;
 		if (end > U32_MAX)
-			return -ERANGE;
+			return sframe_flat_fail(o->b, SFRAME_ERR_FLAT_SPAN,
+						sec->fde_table + i * sec->fde_size,
+						i);
 		if (fde.size) {
 			ret = sframe_flat_fde(sec, &fde, (u32)start, o);
+			if (ret == -E2BIG)
+				return sframe_flat_fail(o->b, SFRAME_ERR_FLAT_RULES,
+							fde.fres, i);
 			if (ret)
 				return ret;
 		}
@@ -149,9 +169,13 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 
 /*
  * Size the table of @sec in *@bytes, collecting its distinct rules in @b.
- * -EOPNOTSUPP for a section that cannot have one (unsorted, or no FDE),
- * -ERANGE when its functions span more than 4 GiB, -E2BIG when it has
- * more than SFRAME_FLAT_MAX_RULES distinct rules.
+ * A section without functions has an empty table, which answers NONE.
+ * On failure, b->error names the reason, as validation would, and the
+ * result is its errno: SFRAME_ERR_NOT_SORTED (-EINVAL) for an unsorted
+ * section, SFRAME_ERR_FLAT_SPAN (-ERANGE) when its functions span more
+ * than 4 GiB, SFRAME_ERR_FLAT_RULES (-E2BIG) when it has more than
+ * SFRAME_FLAT_MAX_RULES distinct rules.  -EINVAL with SFRAME_VALID in
+ * b->error means @sec was not validated.
  */
 int sframe_flat_size(const struct sframe_section *sec,
 		     struct sframe_flat_builder *b, size_t *bytes)
@@ -160,8 +184,11 @@ int sframe_flat_size(const struct sframe_section *sec,
 	u32 i;
 	int ret;
 
-	if (!(sec->flags & SFRAME_F_FDE_SORTED) || !sec->num_fdes)
-		return -EOPNOTSUPP;
+	b->error = (struct sframe_error){ .reason = SFRAME_VALID,
+					  .fde = SFRAME_NO_FDE };
+	if (!(sec->flags & SFRAME_F_FDE_SORTED))
+		return sframe_flat_fail(b, SFRAME_ERR_NOT_SORTED,
+					SFRAME_HDR_FLAGS, SFRAME_NO_FDE);
 	b->nr_rules = 0;
 	for (i = 0; i < SFRAME_FLAT_HASH_SIZE; i++)
 		b->hash[i] = 0;
@@ -171,9 +198,12 @@ int sframe_flat_size(const struct sframe_section *sec,
 	b->nr_rows = o.nr;
 	/* Blocks up to the last row's start: the end of the last function. */
 	b->block_shift = SFRAME_FLAT_MIN_BLOCK_SHIFT;
-	while (((u64)o.last_start >> b->block_shift) + 1 > o.nr)
-		b->block_shift++;
-	b->nr_blocks = (o.last_start >> b->block_shift) + 1;
+	b->nr_blocks = 0;
+	if (o.nr) {
+		while (((u64)o.last_start >> b->block_shift) + 1 > o.nr)
+			b->block_shift++;
+		b->nr_blocks = (o.last_start >> b->block_shift) + 1;
+	}
 	*bytes = b->nr_rules * sizeof(struct sframe_rule) +
 		 (o.nr + b->nr_blocks) * sizeof(u32) + o.nr * sizeof(u16);
 	return 0;
@@ -210,6 +240,6 @@ void sframe_flat_build(const struct sframe_section *sec,
 		.rules = rules, .starts = o.starts, .blocks = blocks,
 		.rows = o.rows, .nr_rows = o.nr, .nr_rules = b->nr_rules,
 		.nr_blocks = b->nr_blocks, .block_shift = b->block_shift,
-		.base = sframe_fde_rel_start(sec, 0),
+		.base = sframe_flat_base(sec),
 	};
 }

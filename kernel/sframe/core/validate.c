@@ -3,7 +3,8 @@
  * Validation of an untrusted SFrame section: one pass over every byte that
  * a lookup could ever read, rejecting the section with a precise reason or
  * producing a handle whose lookups stay in bounds.  Work is linear in the
- * section size, whatever the counts claim.
+ * section size, whatever the counts claim; the work of a lookup is bounded
+ * too (see SFRAME_MAX_MASK_FRES and the flattened table in sframe.h).
  */
 #include <sframe/sframe.h>
 #include "read.h"
@@ -43,6 +44,9 @@ static const struct {
 	[SFRAME_ERR_CFA_OFFSET] = { "CFA offset out of range", -EINVAL },
 	[SFRAME_ERR_FRE_COUNT] = { "FRE count does not match the header", -EINVAL },
 	[SFRAME_ERR_FRE_LEN] = { "FRE bytes do not match the header", -EINVAL },
+	[SFRAME_ERR_MASK_FRES] = { "PC-mask FDE with too many FREs", -E2BIG },
+	[SFRAME_ERR_FLAT_SPAN] = { "functions span more than 4 GiB", -ERANGE },
+	[SFRAME_ERR_FLAT_RULES] = { "too many distinct rules for the lookup table", -E2BIG },
 };
 
 const char *sframe_reason_str(enum sframe_reason reason)
@@ -228,6 +232,11 @@ static enum sframe_reason sframe_check_fres(const struct sframe_section *sec,
 	totals->fres += fde->num_fres;
 	if (totals->fres > sec->num_fres)
 		return sframe_fail(err, SFRAME_ERR_FRE_COUNT, fde->fres,
+				   fde->index);
+	/* A lookup in a PC-mask FDE decodes its FREs: keep that short. */
+	if (fde->pc_type == SFRAME_PC_TYPE_MASK &&
+	    fde->num_fres > SFRAME_MAX_MASK_FRES)
+		return sframe_fail(err, SFRAME_ERR_MASK_FRES, fde->fres,
 				   fde->index);
 	if (sec->version == SFRAME_VERSION_3)
 		totals->bytes += SFRAME_V3_ATTR_SIZE;

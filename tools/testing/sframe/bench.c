@@ -4,8 +4,11 @@
  * synthetic v3 section of many functions, then times, in one run and over
  * the same random PCs, a plain binary search over a sorted u32 array of
  * the function starts (the yardstick), sframe_find_fde() and the full
- * sframe_find().  Ratios are what to compare across machines; absolute
- * times drift.
+ * sframe_find().  Then the worst case an unprivileged user can hand the
+ * kernel: one function of 2 million FREs (huge_sections.h), looked up
+ * through its flattened table, against a lookup in the synthetic section's
+ * table, and against decoding.  Ratios are what to compare across
+ * machines; absolute times drift.
  *
  * usage: bench FIXTURES_DIR [NUM_FUNCTIONS]
  */
@@ -15,11 +18,14 @@
 #include <time.h>
 
 #include "../../sframectl/sframectl.h"
+#include "../../../kernel/sframe/huge_sections.h"
 
 #define DEFAULT_FUNCS	200000
 #define NUM_PCS		(1U << 20)
 #define ROUNDS		7
 #define TEXT_BASE	0x1000
+#define HOSTILE_FRES	2000000
+#define DECODE_ROUNDS	20
 
 struct synth {
 	unsigned char *buf;
@@ -221,6 +227,122 @@ static void bench_synthetic(u32 n)
 	free(s.sizes);
 }
 
+/* Flatten @sec into malloc()ed memory and attach the table; exits on failure. */
+static void *flatten(struct sframe_section *sec, struct sframe_flat *flat)
+{
+	struct sframe_flat_builder *b = malloc(sizeof(*b));
+	size_t bytes = 0;
+	void *mem = NULL;
+
+	if (b && !sframe_flat_size(sec, b, &bytes))
+		mem = malloc(bytes);
+	if (!mem) {
+		fprintf(stderr, "bench: no flattened table: %s\n",
+			b ? sframe_reason_str(b->error.reason) : "no memory");
+		exit(1);
+	}
+	sframe_flat_build(sec, b, mem, flat);
+	sec->flat = flat;
+	free(b);
+	return mem;
+}
+
+/* Best of ROUNDS: ns per sframe_flat_find() over @pcs. */
+static double time_flat(const struct sframe_section *sec, const u64 *pcs,
+			u32 npcs, unsigned long *sink)
+{
+	double best = 0, dt, t0;
+	unsigned int r;
+	s64 next = 0;
+	u32 i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ns();
+		for (i = 0; i < npcs; i++)
+			*sink += sframe_flat_find(sec->flat,
+						  (s64)(pcs[i] - sec->vaddr),
+						  &next);
+		dt = (now_ns() - t0) / npcs;
+		if (!r || dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+/*
+ * The table's lookup in the hostile section, at random PCs of its one
+ * function and at its tail (where decoding reads every FRE), against the
+ * table's lookup in the synthetic section of @n functions.
+ */
+static void bench_hostile(u32 n)
+{
+	const struct huge_section h = {
+		.text = TEXT_BASE, .nr_fdes = 1, .fres = HOSTILE_FRES,
+		.fre_step = 1, .nr_rules = 2, .tail = 64,
+	};
+	struct sframe_section normal, hostile;
+	struct sframe_flat nflat, hflat;
+	double tn, th, tt, td, t0;
+	struct sframe_rule rule;
+	unsigned long sink = 0;
+	void *nmem, *hmem;
+	u32 i, size = huge_section_size(&h);
+	struct synth s;
+	u64 *pcs, *tail;
+	u8 *data;
+
+	synth_build(&s, n);
+	data = malloc(size);
+	pcs = malloc(NUM_PCS * sizeof(*pcs));
+	tail = malloc(NUM_PCS * sizeof(*tail));
+	if (!data || !pcs || !tail ||
+	    sframe_validate(&normal, s.buf, (u32)s.size, 0,
+			    SFRAME_REQUIRE_SORTED, NULL)) {
+		fprintf(stderr, "bench: synthetic section does not validate\n");
+		exit(1);
+	}
+	huge_section_fill(&h, data, 0);
+	if (sframe_validate(&hostile, data, size, 0, SFRAME_REQUIRE_SORTED,
+			    NULL)) {
+		fprintf(stderr, "bench: hostile section does not validate\n");
+		exit(1);
+	}
+	nmem = flatten(&normal, &nflat);
+	hmem = flatten(&hostile, &hflat);
+
+	printf("hostile section: one function of %u FREs, %u bytes, table %u rows\n",
+	       HOSTILE_FRES, size, hflat.nr_rows);
+	for (i = 0; i < NUM_PCS; i++)
+		pcs[i] = TEXT_BASE + rng() % (s.text_end - TEXT_BASE);
+	tn = time_flat(&normal, pcs, NUM_PCS, &sink);
+	for (i = 0; i < NUM_PCS; i++) {
+		pcs[i] = h.text + rng() % ((u64)h.fres * h.fre_step);
+		tail[i] = huge_tail(&h) + rng() % h.tail;
+	}
+	th = time_flat(&hostile, pcs, NUM_PCS, &sink);
+	tt = time_flat(&hostile, tail, NUM_PCS, &sink);
+	t0 = now_ns();
+	for (i = 0; i < DECODE_ROUNDS; i++)
+		sink += sframe_find(&hostile, tail[i], &rule);
+	td = (now_ns() - t0) / DECODE_ROUNDS;
+	printf("  %-36s %7.1f ns/lookup\n", "table, synthetic section", tn);
+	printf("  %-36s %7.1f ns/lookup  %5.2fx synthetic\n",
+	       "table, hostile, random PCs", th, th / tn);
+	printf("  %-36s %7.1f ns/lookup  %5.2fx synthetic\n",
+	       "table, hostile, at the tail", tt, tt / tn);
+	printf("  %-36s %7.0f ns/lookup  %5.0fx synthetic\n",
+	       "decoding, hostile, at the tail", td, td / tn);
+	printf("  (checksum %lu)\n", sink);
+	free(nmem);
+	free(hmem);
+	free(data);
+	free(pcs);
+	free(tail);
+	free(s.buf);
+	free(s.starts);
+	free(s.sizes);
+}
+
 static void bench_fixture(const char *dir, const char *rel)
 {
 	char path[1024], msg[SFRAME_MSG_MAX];
@@ -263,6 +385,7 @@ int main(int argc, char **argv)
 		n = (u32)strtoul(argv[2], NULL, 0);
 	printf("command: %s %s %u\n", argv[0], argv[1], n);
 	bench_synthetic(n);
+	bench_hostile(n);
 	bench_fixture(argv[1], "sframe/sid-2.47.50/prog");
 	bench_fixture(argv[1], "sframe/trixie-2.44/prog-static");
 	bench_fixture(argv[1], "sframe/bookworm-2.40/prog");

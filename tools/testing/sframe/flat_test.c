@@ -7,7 +7,9 @@
  * those the KUnit suite runs in the kernel (kernel/sframe/flat_check.h).
  * Sections made here with sframectl's encoder cover the edges real ones
  * rarely have: empty and adjacent functions, functions whose first row
- * starts late, too many distinct rules, functions 4 GiB apart.
+ * starts late, too many distinct rules, functions 4 GiB apart.  And the
+ * pathological sections of huge_sections.h: each is either flattened,
+ * with a bounded search, or refused with its reason.
  *
  * usage: flat_test [--raw] FILE...
  */
@@ -18,6 +20,7 @@
 #include "../../sframectl/gen.h"
 #include "../../sframectl/sframectl.h"
 #include "../../../kernel/sframe/flat_check.h"
+#include "../../../kernel/sframe/huge_sections.h"
 #include "tap.h"
 
 /* The check is worth something only if a wrong table fails it. */
@@ -69,8 +72,8 @@ static void check_file(const char *path, bool raw)
 
 	ret = sframe_flat_size(&sec, &b, &bytes);
 	if (!(sec.flags & SFRAME_F_FDE_SORTED)) {
-		tap_ok(ret == -EOPNOTSUPP, "%s: unsorted, no table (%d)", path,
-		       ret);
+		tap_ok(ret == -EINVAL && b.error.reason == SFRAME_ERR_NOT_SORTED,
+		       "%s: unsorted, no table (%d)", path, ret);
 		sframe_input_free(&in);
 		return;
 	}
@@ -97,6 +100,9 @@ static void check_file(const char *path, bool raw)
 		 flat.nr_blocks, 1U << flat.block_shift);
 	tap_ok(flat.nr_blocks <= flat.nr_rows, "%s: no more blocks than rows",
 	       path);
+	tap_ok(flat_check_max_steps(&flat) <= SFRAME_MAX_SEARCH_STEPS,
+	       "%s: a lookup takes at most %u search steps", path,
+	       flat_check_max_steps(&flat));
 
 	n = flat_check_all(&sec, &flat, &bad, &why);
 	if (!tap_ok(n > 0, "%s: table and decoder agree at all %" PRIu64 " PCs",
@@ -200,6 +206,8 @@ static void check_made(void)
 		    true) == 0, "4096 distinct rules: flattened");
 	tap_ok(made("4097 rules", many, SFRAME_FLAT_MAX_RULES + 1, mfres,
 		    false) == -E2BIG, "4097 distinct rules: -E2BIG");
+	tap_ok(made("no functions", many, 0, mfres, false) == 0,
+	       "no functions: an empty table");
 
 	/* Functions 4 GiB apart: row starts are 32-bit. */
 	far[0] = many[0];
@@ -207,6 +215,151 @@ static void check_made(void)
 	far[1].start = far[0].start + 0x100000000ULL;
 	tap_ok(made("4 GiB apart", far, 2, mfres, false) == -ERANGE,
 	       "functions 4 GiB apart: -ERANGE");
+}
+
+#define HUGE_VADDR	0x10000
+#define HUGE_TEXT	0x400000
+
+/* @h, validated as the kernel does; NULL (reported) if out of memory. */
+static u8 *huge_make(const struct huge_section *h, struct sframe_section *sec,
+		     struct sframe_error *err, int *ret)
+{
+	u32 size = huge_section_size(h);
+	u8 *data = size ? malloc(size) : NULL;
+
+	if (!data) {
+		perror("malloc");
+		exit(2);
+	}
+	huge_section_fill(h, data, HUGE_VADDR);
+	*ret = sframe_validate(sec, data, size, HUGE_VADDR,
+			       SFRAME_REQUIRE_SORTED, err);
+	return data;
+}
+
+/*
+ * Flatten @h; the table's search steps are bounded by the rows' bit count,
+ * and at sample PCs (every @stride-th, and the tail) the table agrees with
+ * the decoder, which at the tail has to read every FRE of the function.
+ */
+static void huge_flattens(const char *name, const struct huge_section *h,
+			  u32 stride)
+{
+	static struct sframe_flat_builder b;
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	struct sframe_error err;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	unsigned int steps, bits = 0;
+	u32 n, fre_index = 0;
+	const char *why = NULL;
+	size_t bytes = 0;
+	u8 *data, *mem;
+	u64 pc, tail = huge_tail(h);
+	int ret;
+
+	data = huge_make(h, &sec, &err, &ret);
+	if (!tap_ok(ret == 0, "%s: validates (%s)", name,
+		    sframe_reason_str(err.reason)))
+		goto out;
+	ret = sframe_flat_size(&sec, &b, &bytes);
+	if (!tap_ok(ret == 0 && b.nr_rules == h->nr_rules,
+		    "%s: flattened, %u rows, %u rules, %zu bytes for %u", name,
+		    b.nr_rows, b.nr_rules, bytes, sec.size))
+		goto out;
+	mem = malloc(bytes);
+	if (!mem) {
+		perror("malloc");
+		exit(2);
+	}
+	sframe_flat_build(&sec, &b, mem, &flat);
+	for (n = flat.nr_rows; n; n >>= 1)
+		bits++;
+	steps = flat_check_max_steps(&flat);
+	tap_ok(steps <= bits && steps <= SFRAME_MAX_SEARCH_STEPS,
+	       "%s: a lookup takes at most %u search steps (%u rows, %u blocks)",
+	       name, steps, flat.nr_rows, flat.nr_blocks);
+	for (pc = h->text - 2; pc < tail + h->tail + 3; pc += stride) {
+		why = flat_check_pc(&sec, &flat, pc);
+		if (why)
+			break;
+		if (pc < tail && pc + stride >= tail)
+			pc = tail - stride;
+	}
+	if (!tap_ok(!why, "%s: table and decoder agree at sample PCs", name))
+		tap_diag("first disagreement at 0x%" PRIx64 ": %s", pc, why);
+	if (!sframe_find_fde(&sec, tail, &fde) &&
+	    !sframe_fde_find_fre(&sec, &fde, tail, &fre, &fre_index))
+		tap_diag("%s: at the tail the decoder reads %u FREs, the table takes %u search steps",
+			 name, fre_index + 1, steps);
+	free(mem);
+out:
+	free(data);
+}
+
+static void check_huge(void)
+{
+	static struct sframe_flat_builder b;
+	struct huge_section h = {
+		.text = HUGE_TEXT, .nr_fdes = 1, .fres = 2000000,
+		.fre_step = 1, .nr_rules = 2, .tail = 64,
+	};
+	struct sframe_section sec;
+	struct sframe_error err;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	size_t bytes = 0;
+	u32 fre_index, most = 0;
+	u64 pc;
+	u8 *data;
+	int ret;
+
+	huge_flattens("one function of 2 million FREs", &h, 65537);
+	h = (struct huge_section){ .text = HUGE_TEXT, .nr_fdes = 500000,
+				   .fres = 1, .fre_step = 16, .nr_rules = 1 };
+	huge_flattens("half a million functions", &h, 4099);
+
+	/* All distinct: sizing stops at the first rule over the limit. */
+	h = (struct huge_section){ .text = HUGE_TEXT, .nr_fdes = 1,
+				   .fres = 2000000, .fre_step = 1,
+				   .nr_rules = 2000000, .tail = 64 };
+	data = huge_make(&h, &sec, &err, &ret);
+	tap_ok(ret == 0, "2 million distinct rules: validates");
+	ret = sframe_flat_size(&sec, &b, &bytes);
+	tap_ok(ret == -E2BIG && b.error.reason == SFRAME_ERR_FLAT_RULES &&
+	       b.error.fde == 0 &&
+	       ret == sframe_reason_errno(b.error.reason),
+	       "2 million distinct rules: refused, %s (%d)",
+	       sframe_reason_str(b.error.reason), ret);
+	free(data);
+
+	/* PC-mask FDEs: SFRAME_MAX_MASK_FRES FREs at most, all decoded. */
+	h = (struct huge_section){ .text = HUGE_TEXT, .nr_fdes = 1,
+				   .fres = SFRAME_MAX_MASK_FRES, .fre_step = 1,
+				   .nr_rules = SFRAME_MAX_MASK_FRES,
+				   .tail = 4096, .rep_size = 255 };
+	data = huge_make(&h, &sec, &err, &ret);
+	tap_ok(ret == 0 && sframe_flat_size(&sec, &b, &bytes) == 0,
+	       "PC-mask FDE of %u FREs: validates and flattens",
+	       SFRAME_MAX_MASK_FRES);
+	for (pc = h.text; ret == 0 && pc < h.text + h.fres + h.tail; pc++) {
+		if (sframe_find_fde(&sec, pc, &fde) ||
+		    sframe_fde_find_fre(&sec, &fde, pc, &fre, &fre_index))
+			break;
+		if (fre_index + 1 > most)
+			most = fre_index + 1;
+	}
+	tap_ok(pc == h.text + h.fres + h.tail && most == SFRAME_MAX_MASK_FRES,
+	       "PC-mask FDE: a lookup decodes at most %u FREs", most);
+	free(data);
+	h.fres = SFRAME_MAX_MASK_FRES + 1;
+	data = huge_make(&h, &sec, &err, &ret);
+	tap_ok(ret == -E2BIG && err.reason == SFRAME_ERR_MASK_FRES &&
+	       err.fde == 0,
+	       "PC-mask FDE of %u FREs: refused, %s", h.fres,
+	       sframe_reason_str(err.reason));
+	free(data);
 }
 
 int main(int argc, char **argv)
@@ -219,6 +372,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	check_made();
+	check_huge();
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--raw")) {
 			raw = true;

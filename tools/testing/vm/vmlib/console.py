@@ -21,6 +21,7 @@ KERNEL_PROBLEMS = [
     ("RCU stall", r"rcu: INFO: .*stall|self-detected stall"),
     ("hung task", r"INFO: task .* blocked for more than"),
     ("soft lockup", r"soft lockup|hard LOCKUP"),
+    ("perf interrupt too long", r"perf: interrupt took too long"),
 ]
 _KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\]\s(.*)")
 _BEGIN = re.compile(r"vmtest: ==== begin (\S+) ====")
