@@ -44,7 +44,8 @@ bench-user:
 
 bench-vm:
 	tools/testing/vm/vmtest --kernel debian-6.12 \
-		bench-walk bench-callgraph bench-mmap sframe-memory
+		bench-walk bench-sample bench-callgraph bench-mmap \
+		sframe-hostile-section sframe-memory
 
 checkpatch:
 	tools/testing/checkpatch

@@ -42,6 +42,7 @@ struct sframe_stats {
 	u64 stops[SFRAME_NR_STOPS];
 	u64 max_depth;			/* walks ended by max_stack */
 	u64 walk_ns_max;		/* the longest walk (a maximum, not a sum) */
+	u64 walk_ns_total;		/* time in walks, for the mean per walk */
 	u64 lookups_in_changed_range;	/* no rule: mapping changed, not rescanned */
 	u64 mmap_events;		/* executable mappings seen */
 	u64 forks_inherited;		/* children given their parent's map */

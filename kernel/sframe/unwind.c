@@ -88,6 +88,7 @@ static void sframe_walk_user(const struct pt_regs *regs,
 	ns = local_clock() - start;
 	if (ns > this_cpu_read(sframe_stats.walk_ns_max))
 		this_cpu_write(sframe_stats.walk_ns_max, ns);
+	sframe_count_add(walk_ns_total, ns);
 	sframe_count(samples);
 	sframe_count_add(frames_sframe, w.sframe_steps);
 	sframe_count_add(frames_fp, w.fp_steps);
