@@ -125,12 +125,14 @@ cat "$TMP/out"
 	[ ! -s "$TMP/log" ]
 ok $? "load --system --dry-run: 3 of 3 made, no ioctl (exit $st)"
 
-# 11. --system: each object loaded through its own descriptor.
+# 11. --system: each object loaded through its own descriptor, and the
+# vDSO's section without one.
 fake load --system "$TMP/objs"
-[ $st = 0 ] && [ "$(grep -c '^load ' "$TMP/log")" = 3 ] &&
+[ $st = 0 ] && [ "$(grep -c '^load ' "$TMP/log")" = 4 ] &&
+	grep -q "^load ? flags=3 .* build_id=[0-9a-f]" "$TMP/log" &&
 	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A " "$TMP/log" &&
 	grep -q "^load $(file_id "$B") flags=1 .* build_id=$ID_B " "$TMP/log" &&
 	grep -q "^load $(file_id "$N") flags=0 " "$TMP/log"
-ok $? "load --system: three loads, each with its file's build ID (exit $st)"
+ok $? "load --system: three loads, each with its file's build ID, and the vDSO's (exit $st)"
 
 tap_done
