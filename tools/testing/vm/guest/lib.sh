@@ -228,3 +228,30 @@ sidecar_cycle()
 	/workloads/project/sframectl load /workloads/nosframe/deep > /dev/null &&
 		/workloads/project/sframectl unload /workloads/nosframe/deep > /dev/null
 }
+
+# must CMD...: run CMD, which must succeed; show what it said.
+must()
+{
+	if "$@" > /tmp/must.out 2>&1; then
+		result ok "$*"
+	else
+		result fail "$*: exit $?"
+	fi
+	cat /tmp/must.out
+}
+
+# refused CODE TEXT CMD...: CMD must exit CODE, saying TEXT.
+refused()
+{
+	rf_code=$1
+	rf_text=$2
+	shift 2
+	"$@" > /tmp/must.out 2>&1
+	rf_rc=$?
+	cat /tmp/must.out
+	if [ "$rf_rc" = "$rf_code" ] && grep -q -- "$rf_text" /tmp/must.out; then
+		result ok "refused ($rf_text): $*"
+	else
+		result fail "$*: exit $rf_rc, want $rf_code and \"$rf_text\""
+	fi
+}

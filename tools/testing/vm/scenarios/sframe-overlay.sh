@@ -17,33 +17,6 @@ O=/tmp/ovl
 L=$O/lower
 M=$O/merged
 
-# must CMD...: run CMD, which must succeed.
-must()
-{
-	if "$@" > /tmp/out 2>&1; then
-		result ok "$*"
-	else
-		result fail "$*: exit $?"
-	fi
-	cat /tmp/out
-}
-
-# refused CODE TEXT CMD...: CMD must exit CODE, saying TEXT.
-refused()
-{
-	code=$1
-	text=$2
-	shift 2
-	"$@" > /tmp/out 2>&1
-	rc=$?
-	cat /tmp/out
-	if [ "$rc" = "$code" ] && grep -q -- "$text" /tmp/out; then
-		result ok "refused ($text): $*"
-	else
-		result fail "$*: exit $rc, want $code and \"$text\""
-	fi
-}
-
 mkdir -p $L $O/rw $M
 mount -t tmpfs lower $L && mount -t tmpfs rw $O/rw &&
 	mkdir -p $L/sframe $L/nosframe $O/rw/upper $O/rw/work &&

@@ -17,29 +17,6 @@ W=/workloads/nosframe/deep
 SO=/workloads/nosframe/libdeepso.so
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 
-# must CMD...: run CMD, which must succeed.
-must()
-{
-	"$@" > /tmp/out 2>&1 || result fail "$*: exit $?"
-	cat /tmp/out
-}
-
-# refused CODE TEXT CMD...: CMD must exit CODE, saying TEXT.
-refused()
-{
-	code=$1
-	text=$2
-	shift 2
-	"$@" > /tmp/out 2>&1
-	rc=$?
-	cat /tmp/out
-	if [ "$rc" = "$code" ] && grep -q -- "$text" /tmp/out; then
-		result ok "refused ($text): $*"
-	else
-		result fail "$*: exit $rc, want $code and \"$text\""
-	fi
-}
-
 must $SF load $W
 must $SF load $SO $SC/libdeepso.so.sframe
 must $SF load $LIBC
