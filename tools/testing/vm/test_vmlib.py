@@ -371,6 +371,8 @@ class KmodsTest(unittest.TestCase):
             with open(os.path.join(pkg, "DEBIAN", "control"), "w") as f:
                 f.write(f"Package: linux-image-{release}\nVersion: 1\n"
                         "Architecture: amd64\nMaintainer: t <t@t>\nDescription: t\n")
+            with open(os.path.join(pkg, "lib/modules", release, "modules.builtin"), "w") as f:
+                f.write("kernel/fs/fuse/fuse.ko\n")
             # two modules with a .modinfo section: overlay depends on fake-dep
             modules = {}
             for name, info in (("overlay", b"depends=fake-dep\0name=overlay\0"),
@@ -399,8 +401,9 @@ class KmodsTest(unittest.TestCase):
             with open(got[1][1], "rb") as f:
                 self.assertEqual(f.read(), modules["overlay"])
             self.assertEqual(kmods.stock_modules(kernel, cache, ["overlay"]), got)
+            self.assertEqual(kmods.stock_modules(kernel, cache, ["fuse"]), [])
             with self.assertRaises(HarnessError):
-                kmods.stock_modules(kernel, cache, ["fuse"])
+                kmods.stock_modules(kernel, cache, ["brd"])
 
     def test_built_in_needs_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:

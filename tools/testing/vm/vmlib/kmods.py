@@ -64,6 +64,8 @@ class _Package:
         self.cache = cache
         self.deb = None
         self.members = None
+        self.builtin_member = None
+        self.builtin_list = None
 
     def _image_deb(self):
         release = self.kernel.release
@@ -86,21 +88,37 @@ class _Package:
             self.members = {}
             for member in run(["dpkg-deb", "-c", self.deb], quiet=True).split():
                 base = os.path.basename(member)
+                if base == "modules.builtin":
+                    self.builtin_member = member
                 for suffix in SUFFIXES:
                     if "/kernel/" in member and base.endswith(suffix):
                         self.members[_norm(base[:-len(suffix)])] = member
         return self.members
 
+    def _builtin(self, name, dest):
+        if self.builtin_list is None:
+            self.builtin_list = ""
+            if self.builtin_member:
+                path = os.path.join(dest, "modules.builtin")
+                if not os.path.exists(path):
+                    _extract(self.deb, self.builtin_member, path)
+                with open(path) as f:
+                    self.builtin_list = f.read()
+        return _builtin(self.builtin_list, name)
+
     def find(self, name, dest):
-        """Return name's .ko, unpacked into dest; raise if the package has none."""
+        """Return name's .ko unpacked into dest, None if built in; raise if neither."""
         plain = os.path.join(dest, f"{name}.ko")
         if os.path.exists(plain):
             return plain
         member = self._listing().get(name)
-        if not member:
-            raise HarnessError(f"{self.kernel.name}: no module {name} in {self.deb}")
-        _extract(self.deb, member, plain)
-        return plain
+        if member:
+            _extract(self.deb, member, plain)
+            return plain
+        if self._builtin(name, dest):
+            return None
+        raise HarnessError(f"{self.kernel.name}: module {name} is neither in {self.deb} "
+                           "nor built in")
 
 
 def _extract(deb, member, path):
