@@ -78,13 +78,18 @@ static void sframe_observe_exit_mmap(struct pt_regs *regs)
 #define SFRAME_OBSERVER(name, fn) { .func = name, .observe = fn }
 #define SFRAME_REDIRECT(name, fn) { .func = name, .target = fn }
 
-/* Observers first: by the time a walker runs, the cache is being filled. */
+/*
+ * Observers first: by the time a walker runs, the cache is being filled.
+ * Those that see things go before those that create them: registering
+ * takes milliseconds, and a map made for an mm whose exit_mmap was not
+ * yet watched would outlive the mm (and pin its mm_struct) until rmmod.
+ */
 static struct sframe_hook sframe_observers[] = {
-	SFRAME_OBSERVER("perf_event_mmap", sframe_observe_mmap),
+	SFRAME_OBSERVER("exit_mmap", sframe_observe_exit_mmap),
 	SFRAME_OBSERVER("vm_area_free", sframe_observe_vma_free),
 	SFRAME_OBSERVER("copy_vma", sframe_observe_copy_vma),
+	SFRAME_OBSERVER("perf_event_mmap", sframe_observe_mmap),
 	SFRAME_OBSERVER("perf_event_fork", sframe_observe_fork),
-	SFRAME_OBSERVER("exit_mmap", sframe_observe_exit_mmap),
 };
 
 static struct sframe_hook sframe_perf_redirect =

@@ -1,8 +1,9 @@
 #!/bin/sh
 # sframe-hostile-flood: an unprivileged user floods the SFrame cache with
 # distinct executable maps (memfd copies, then a file grown and re-mapped);
-# max_user_mb bounds it, root's programs and sidecars still load, and the
-# memory comes back when the flood exits.
+# max_user_mb bounds it (the user's idle entries giving way to its new
+# ones), root's programs and sidecars still load, and the memory comes back
+# idle_seconds after the flood exits.
 # needs: module
 # kernels: debian-6.12 debug
 # timeout: 600
@@ -14,9 +15,10 @@ USER_MB=8
 SLACK_BYTES=$((1024 * 1024))
 LIMIT=$((USER_MB * 1024 * 1024 + SLACK_BYTES))
 FLOOD_MAPS=1000
+IDLE_S=5
 
 # An unknown parameter is only warned about: look for it once loaded.
-load_module sframe_unwind max_user_mb=$USER_MB
+load_module sframe_unwind max_user_mb=$USER_MB idle_seconds=$IDLE_S
 if [ "$(cat /sys/module/sframe_unwind/parameters/max_user_mb 2> /dev/null)" != $USER_MB ]; then
 	result fail "the module has no max_user_mb parameter: no per-user bound"
 fi
@@ -86,7 +88,8 @@ sframe_state flood
 
 kill $memfd_flooder $flooder
 wait
-if stat_settles files_cached "$files0" 10 && stat_settles kernel_bytes "$bytes0" 10; then
+settle=$((IDLE_S * 2 + 10))
+if stat_settles files_cached "$files0" $settle && stat_settles kernel_bytes "$bytes0" $settle; then
 	result ok "after the flood: $files0 files, $bytes0 bytes again"
 else
 	result fail "after the flood: files_cached $files0 -> $(stat_value files_cached), kernel_bytes $bytes0 -> $(stat_value kernel_bytes)"

@@ -68,18 +68,10 @@ expect_stat()
 }
 expect_stat "rejected: PC-mask FDE with too many FREs" 1
 expect_stat "rejected: too many distinct rules for the lookup table" 1
-expect_stat sections_not_flattened 0
 if grep -q "^$dir/huge-function: ok" /sys/kernel/debug/sframe_unwind/files; then
 	result ok "huge-function: section loaded"
 else
 	result fail "huge-function: section not loaded"
-fi
-
-# A section kept without a table would be decoded at every frame: seconds
-# per sample.  Do not sample it, the verdict above already failed.
-if [ "$(stat_value sections_not_flattened)" != 0 ]; then
-	kill $pid_rules
-	echo "many-rules kept without a table: not sampled"
 fi
 
 rate_before=$(cat /proc/sys/kernel/perf_event_max_sample_rate)

@@ -11,10 +11,12 @@ case $KERNEL in
 debug)	STORM_S=20 ;;
 *)	STORM_S=38 ;;
 esac
+# Entries of files no process maps any more go after IDLE_S.
+IDLE_S=3
 # perf outlives the storm so that the same processes exist at both samples.
 PERF_S=$((STORM_S + 12))
 
-load_module sframe_unwind
+load_module sframe_unwind idle_seconds=$IDLE_S
 for s in mms_tracked files_cached kernel_bytes; do
 	[ -n "$(stat_value $s)" ] || result fail "stats has no $s line"
 done
@@ -43,7 +45,7 @@ reload()
 		fi
 		sleep 0.1
 	done
-	load_module sframe_unwind
+	load_module sframe_unwind idle_seconds=$IDLE_S
 	if ms=$(wait_section $P/sframe/deep 5000); then
 		metric "reload${1}_section_ms" "$ms"
 	else
@@ -117,7 +119,7 @@ back_to()
 {
 	if [ -z "$2" ]; then
 		result fail "no $1 to compare"
-	elif stat_settles "$1" "$2" 10; then
+	elif stat_settles "$1" "$2" $((IDLE_S * 2 + 10)); then
 		result ok "$1 back to $2 after the storm"
 	else
 		result fail "$1: $2 before the storm, $(stat_value "$1") after"
