@@ -43,7 +43,7 @@ judged()
 {
 	for k in $KINDS; do
 		grep "^$dir/$k: " /sys/kernel/debug/sframe_unwind/files |
-			grep -qv "(null)" || return 1
+			grep -qv "^$dir/$k: loading," || return 1
 	done
 }
 waited=0
