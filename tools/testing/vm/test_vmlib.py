@@ -361,6 +361,21 @@ class KmodsTest(unittest.TestCase):
                 f.write("#!/bin/sh\n# s: x\n# needs: module\n# kmods: overlay fuse\n")
             self.assertEqual(scenario.Scenario(path).kmods, ["overlay", "fuse"])
 
+    def test_default_kernels(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.sh")
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n# kernels: all\n# default: debian-6.12\n")
+            s = scenario.Scenario(path)
+            self.assertTrue(s.runs_on("debian-6.12"))
+            self.assertFalse(s.runs_on("debian-6.1"))
+            self.assertTrue(s.runs_on("debian-6.1", full=True))
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n# kernels: debian-6.1\n")
+            s = scenario.Scenario(path)
+            self.assertTrue(s.runs_on("debian-6.1"))
+            self.assertFalse(s.runs_on("debug", full=True))
+
     def test_from_a_cached_image_package(self):
         release = "6.12.0-test-amd64"
         with tempfile.TemporaryDirectory() as tmp:

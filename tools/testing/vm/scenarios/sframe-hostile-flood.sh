@@ -5,7 +5,8 @@
 # ones), root's programs and sidecars still load, and the memory comes back
 # idle_seconds after the flood exits.
 # needs: module
-# kernels: debian-6.12 debug
+# kernels: all
+# default: debian-6.12 debug
 # timeout: 600
 . /vmtest/lib.sh
 P=/workloads/project

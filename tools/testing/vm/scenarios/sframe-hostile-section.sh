@@ -6,7 +6,8 @@
 # 120 frames deep, the other two are refused with their reasons, and the
 # longest walk stays under WALK_NS_BOUND.
 # needs: module
-# kernels: debian-6.1 debian-6.12
+# kernels: all
+# default: debian-6.1 debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 GEN=/workloads/project/hostile-sframe

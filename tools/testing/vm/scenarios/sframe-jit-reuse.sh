@@ -6,7 +6,8 @@
 # there under perf -g: the chain from it must be exactly its C callers.
 # Control: the same without the module.
 # needs: module
-# kernels: debian-6.12
+# kernels: all
+# default: debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 JITREUSE=/workloads/project/sframe-fp/jitreuse

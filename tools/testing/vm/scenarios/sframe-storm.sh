@@ -3,7 +3,8 @@
 # unprivileged users, sidecar load/unload by root and two module reloads;
 # a steady SFrame workload stays complete and the cache ends where it began.
 # needs: module
-# kernels: debian-6.12 debug
+# kernels: all
+# default: debian-6.12 debug
 # timeout: 400
 . /vmtest/lib.sh
 P=/workloads/project

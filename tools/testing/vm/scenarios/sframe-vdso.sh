@@ -4,7 +4,8 @@
 # guessed by frame pointers); with the one `sframectl load --vdso` makes
 # from the vDSO's own .eh_frame it reaches main.
 # needs: module
-# kernels: debian-6.1 debian-6.12
+# kernels: all
+# default: debian-6.1 debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl

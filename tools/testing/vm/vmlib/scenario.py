@@ -2,7 +2,9 @@
 
 A scenario's header comments declare what it needs:
     # needs: module kunit      (project modules / KUnit modules must exist)
-    # kernels: all | debian-6.1 debian-6.12 debug ...
+    # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run)
+    # default: debian-6.12 ...  (where a default run, make check, runs it;
+                                 without it, every kernel it can run on)
     # timeout: SECONDS         (guest-side limit, default 300)
     # kmods: overlay ...       (the kernel's own modules, in /kmodules: load_kmods)
 A file scenarios/<name>.py beside it, if present, defines check(run) that
@@ -26,6 +28,7 @@ class Scenario:
         self.needs = set()
         self.kmods = []
         self.kernels = ["all"]
+        self.default = None
         self.timeout = DEFAULT_TIMEOUT
         self.summary = ""
         self._read_header()
@@ -44,6 +47,8 @@ class Scenario:
                     self.needs = set(val.split())
                 elif key == "kernels":
                     self.kernels = val.split() or ["all"]
+                elif key == "default":
+                    self.default = val.split()
                 elif key == "kmods":
                     self.kmods = val.split()
                 elif key == "timeout":
@@ -51,9 +56,10 @@ class Scenario:
                 elif key == self.name and not self.summary:
                     self.summary = val.strip()
 
-    def runs_on(self, kernel):
-        """Tell whether the scenario is meant for the named kernel."""
-        return "all" in self.kernels or kernel in self.kernels
+    def runs_on(self, kernel, full=False):
+        """Tell whether a run (a full one: every kernel it can) includes kernel."""
+        can = "all" in self.kernels or kernel in self.kernels
+        return can and (full or self.default is None or kernel in self.default)
 
     def load_check(self):
         """Return the host half's check function, or None."""
