@@ -371,6 +371,11 @@ class KmodsTest(unittest.TestCase):
             self.assertFalse(s.runs_on("debian-6.1"))
             self.assertTrue(s.runs_on("debian-6.1", full=True))
             with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n# kernels: debian-6.12\n# default: none\n")
+            s = scenario.Scenario(path)
+            self.assertFalse(s.runs_on("debian-6.12"))
+            self.assertTrue(s.runs_on("debian-6.12", full=True))
+            with open(path, "w") as f:
                 f.write("#!/bin/sh\n# s: x\n# kernels: debian-6.1\n")
             s = scenario.Scenario(path)
             self.assertTrue(s.runs_on("debian-6.1"))

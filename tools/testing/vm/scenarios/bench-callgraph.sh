@@ -4,6 +4,7 @@
 # completeness of each (the project's build: 41-deep recursion).
 # needs: module
 # kernels: debian-6.12
+# default: none
 # timeout: 600
 . /vmtest/lib.sh
 load_module sframe_unwind

@@ -5,6 +5,7 @@
 # not grow with the CPU count (no lock, no shared counter on the path).
 # needs: module
 # kernels: debian-6.12
+# default: none
 # timeout: 300
 . /vmtest/lib.sh
 W=/workloads/v3-binutils-2.47/deep

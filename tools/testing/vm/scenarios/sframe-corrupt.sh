@@ -3,6 +3,7 @@
 # rejected with the reason in the log and the stats, and runs to the end.
 # needs: module
 # kernels: all
+# default: debian-6.12 debug
 # timeout: 300
 . /vmtest/lib.sh
 load_module sframe_unwind

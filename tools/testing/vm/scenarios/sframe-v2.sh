@@ -3,6 +3,7 @@
 # SFrame) with sframe_unwind loaded; the host wants complete chains.
 # needs: module
 # kernels: all
+# default: debian-6.12
 # timeout: 900
 . /vmtest/lib.sh
 load_module sframe_unwind

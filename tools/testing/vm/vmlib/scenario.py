@@ -4,6 +4,7 @@ A scenario's header comments declare what it needs:
     # needs: module kunit      (project modules / KUnit modules must exist)
     # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run)
     # default: debian-6.12 ...  (where a default run, make check, runs it;
+                                 none: only when named or with --full;
                                  without it, every kernel it can run on)
     # timeout: SECONDS         (guest-side limit, default 300)
     # kmods: overlay ...       (the kernel's own modules, in /kmodules: load_kmods)
