@@ -8,7 +8,7 @@ after the O_DIRECT mapping and after the program ran.
 
 import re
 
-from vmlib.stackcheck import MIN_SAMPLES, check_patterns, completeness
+from vmlib.stackcheck import check_patterns, check_recording
 
 PROGRAM = "/mnt/odirect/deep"
 NOT_LOADED = re.compile(r"^not loaded: (.+): (\d+)$", re.M)
@@ -16,7 +16,8 @@ NOT_LOADED = re.compile(r"^not loaded: (.+): (\d+)$", re.M)
 
 def check(run):
     """Assert >= 99 % complete chains and no load failure counted."""
-    check_control(run)
+    # the copy that only ran normally: ext2 itself is no obstacle
+    check_recording(run, "control", (">=", 0.99))
     check_patterns(run, {"chain": (">=", 0.99)})
     for state in ("odirect", "module"):
         stats = run.artefacts.get(f"{state}.stats")
@@ -33,19 +34,3 @@ def check(run):
     files = run.artefacts.get("module.files", b"").decode(errors="replace")
     line = next((ln for ln in files.splitlines() if ln.startswith(f"{PROGRAM}: ")), None)
     run.metric("program_file_status", line[len(PROGRAM) + 2:] if line else "not listed")
-
-
-def check_control(run):
-    """The copy that only ran normally unwinds: ext2 itself is no obstacle."""
-    expect, perf = run.artefacts.get("control.expect"), run.artefacts.get("control.perf")
-    if expect is None or perf is None:
-        run.fail("control: no perf output from the guest")
-        return
-    complete, eligible = completeness(expect.decode(), perf.decode(errors="replace"))
-    frac = complete / eligible if eligible else 0.0
-    run.metric("control_complete_pct", f"{100 * frac:.1f}")
-    run.metric("control_samples", str(eligible))
-    if eligible >= MIN_SAMPLES and frac >= 0.99:
-        run.passed(f"control: {100 * frac:.1f}% complete >= 99%")
-    else:
-        run.fail(f"control: {100 * frac:.1f}% of {eligible} samples complete, want >= 99%")

@@ -1,7 +1,7 @@
 """Host half of sframe-sidecar: sidecars make a program without SFrame unwind."""
 
 from vmlib.machinecode import realise_artefacts, realised_expect, workload_path
-from vmlib.stackcheck import PATTERNS, check_patterns, completeness
+from vmlib.stackcheck import PATTERNS, check_chain_recordings, check_patterns
 
 
 def check(run):
@@ -21,16 +21,5 @@ def check(run):
             else:
                 run.fail(f"status does not list {name}")
         run.metric("sidecar_status_total", text.strip().splitlines()[-1])
-    for name, op, bound in (("after-bad", ">=", 0.99), ("unloaded", "<", 0.5)):
-        expect, perf = run.artefacts.get(f"{name}.expect"), run.artefacts.get(f"{name}.perf")
-        if expect is None or perf is None:
-            run.fail(f"{name}: no perf output")
-            continue
-        complete, eligible = completeness(realised_expect(expect.decode(), binary),
-                                          perf.decode(errors="replace"))
-        frac = complete / eligible if eligible else 0.0
-        run.metric(f"{name}_chain_complete_pct", f"{100 * frac:.1f}")
-        if eligible and (frac >= bound) == (op == ">="):
-            run.passed(f"{name}: chain {100 * frac:.1f}% {op} {100 * bound:.0f}%")
-        else:
-            run.fail(f"{name}: chain {100 * frac:.1f}% of {eligible}, want {op} {100 * bound:.0f}%")
+    check_chain_recordings(run, {"after-bad": (">=", 0.99), "unloaded": ("<", 0.5)},
+                           lambda _, text: realised_expect(text, binary))
