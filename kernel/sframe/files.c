@@ -85,15 +85,25 @@ static void sframe_file_free(struct sframe_file *sf)
 	kfree(sf);
 }
 
+/*
+ * Take @sf off the idle list, if it is there; whether it was (the list's
+ * reference is then the caller's).  Under sframe_files_lock.
+ */
+static bool sframe_file_unidle(struct sframe_file *sf)
+{
+	lockdep_assert_held(&sframe_files_lock);
+	if (list_empty(&sf->idle))
+		return false;
+	list_del_init(&sf->idle);
+	atomic_long_dec(&sframe_nr_idle);
+	return true;
+}
+
 /* Take @sf out of the hash and the idle list.  Under sframe_files_lock. */
 static void sframe_file_unhash(struct sframe_file *sf)
 {
-	lockdep_assert_held(&sframe_files_lock);
 	hash_del(&sf->node);
-	if (!list_empty(&sf->idle)) {
-		list_del_init(&sf->idle);
-		atomic_long_dec(&sframe_nr_idle);
-	}
+	sframe_file_unidle(sf);
 }
 
 /* Free an entry no one can find or use any more. */
@@ -241,18 +251,6 @@ static bool sframe_file_wants_load(const struct sframe_file *sf)
 	       time_after_eq(jiffies, sf->retry_at);
 }
 
-/* Take a reference to a found entry; an idle one hands over the list's. */
-static void sframe_file_revive(struct sframe_file *sf)
-{
-	lockdep_assert_held(&sframe_files_lock);
-	if (list_empty(&sf->idle)) {
-		refcount_inc(&sf->ref);
-		return;
-	}
-	list_del_init(&sf->idle);
-	atomic_long_dec(&sframe_nr_idle);
-}
-
 static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 {
 	struct inode *inode = sframe_real_inode(file);
@@ -303,7 +301,9 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 		spin_lock(&sframe_files_lock);
 		sf = sframe_file_find(inode);
 		if (sf) {
-			sframe_file_revive(sf);
+			/* An idle entry hands over the list's reference. */
+			if (!sframe_file_unidle(sf))
+				refcount_inc(&sf->ref);
 			if (sframe_file_wants_load(sf))
 				sframe_file_queue_load(sf, file, mm);
 		} else if (fresh) {
