@@ -341,9 +341,9 @@ const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 }
 
 /*
- * @sf's object, read now in the caller's context if no load has
- * published one yet.  For the sidecar ioctl: root's process, which may
- * wait.
+ * @sf's object: the one a queued load publishes (waited for), else read
+ * now in the caller's context.  For the sidecar ioctl: root's process,
+ * which may wait; a load never waits on a filesystem a user controls.
  */
 static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 						      struct file *file,
@@ -352,6 +352,8 @@ static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 	struct sframe_load_result res;
 	const struct sframe_object *obj;
 
+	/* The read sframe_file_get() may have queued: not a second one. */
+	flush_work(&sf->load_work);
 	obj = rcu_access_pointer(sf->obj);
 	if (obj)
 		return obj;
