@@ -75,7 +75,7 @@ class KernelUnavailable(HarnessError):
     """The kernel cannot be had here (e.g. the suite does not carry it)."""
 
 
-def _extract(deb, dest, members=None):
+def extract_deb(deb, dest, members=None):
     """Extract deb (optionally only the given tar members) into dest."""
     os.makedirs(dest, exist_ok=True)
     if not members:
@@ -161,9 +161,9 @@ def fetch_debian(name, cache, refresh=False):
     shutil.rmtree(root, ignore_errors=True)
     log(f"{name}: downloading {image} {version}")
     deb, member = _deb_with_vmlinuz(apt, image, version, release)
-    _extract(deb, root, [member])
+    extract_deb(deb, root, [member])
     for pkg, ver in [(headers, version), common, kbuild]:
-        _extract(apt.download(pkg, ver), root)
+        extract_deb(apt.download(pkg, ver), root)
     _relink_absolute_symlinks(root)
     kdir = os.path.join(root, "usr/src", headers)
     _rewrite_absolute_paths(kdir, root)
@@ -236,7 +236,7 @@ def _fetch_linux_source(cache, refresh):
         return tree, version
     shutil.rmtree(top, ignore_errors=True)
     deb = apt.download(package, version)
-    _extract(deb, os.path.join(top, "deb"))
+    extract_deb(deb, os.path.join(top, "deb"))
     tarball = glob.glob(os.path.join(top, "deb/usr/src", f"{package}.tar.*"))
     if not tarball:
         raise HarnessError(f"{deb} holds no source tarball")

@@ -13,11 +13,11 @@ the kernel has built in needs nothing.  The guest's load_kmods loads
 import glob
 import lzma
 import os
+import shutil
 import subprocess
-import tarfile
 
 from .apt import PrivateApt
-from .kernels import KERNELS
+from .kernels import KERNELS, extract_deb
 from .util import HarnessError, run
 
 SUFFIXES = (".ko", ".ko.xz", ".ko.zst")
@@ -123,26 +123,18 @@ class _Package:
 
 def _extract(deb, member, path):
     """Write member of deb, decompressed, to path."""
-    # stops reading at the member: dpkg-deb's broken pipe is expected
-    tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL)
-    data = None
-    with tarfile.open(fileobj=tar.stdout, mode="r|*") as archive:
-        for entry in archive:
-            if entry.name == member:
-                data = archive.extractfile(entry).read()
-                break
-    tar.stdout.close()
-    tar.wait()
-    if data is None:
-        raise HarnessError(f"{member} not found in {deb}")
-    if member.endswith(".xz"):
-        data = lzma.decompress(data)
-    elif member.endswith(".zst"):
-        proc = subprocess.run(["zstd", "-dc"], input=data, capture_output=True, check=False)
+    tmp = path + ".deb.d"
+    extract_deb(deb, tmp, [member])
+    packed = os.path.join(tmp, member)
+    if member.endswith(".zst"):
+        proc = subprocess.run(["zstd", "-dc", packed], capture_output=True, check=False)
         if proc.returncode:
             raise HarnessError(f"zstd -dc {member} failed")
         data = proc.stdout
+    else:
+        with (lzma.open if member.endswith(".xz") else open)(packed, "rb") as f:
+            data = f.read()
+    shutil.rmtree(tmp)
     with open(path + ".tmp", "wb") as out:
         out.write(data)
     os.replace(path + ".tmp", path)
