@@ -185,6 +185,18 @@ wait_section()
 	done
 }
 
+# wait_text FILE TEXT SECONDS: wait up to SECONDS for FILE to contain
+# TEXT (a program's "ready"); returns 1 if it does not by then.
+wait_text()
+{
+	wt_end=$(($(uptime_ms) + $3 * 1000))
+	until grep -q -- "$2" "$1" 2> /dev/null; do
+		[ "$(uptime_ms)" -ge $wt_end ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
 # wait_exit PID SECONDS: wait up to SECONDS for PID to end; returns 1 if
 # it is still running then.  Its exit status is not collected.
 wait_exit()

@@ -31,11 +31,7 @@ abort_fuse()
 mkdir -p $MNT
 $P/stallfs $MNT $P/sframe/true > /tmp/stallfs.out 2>&1 &
 server=$!
-i=0
-while ! grep -q "stallfs: ready" /tmp/stallfs.out && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_text /tmp/stallfs.out "stallfs: ready" 5
 if ! timeout 5 ls -l $FILE; then
 	cat /tmp/stallfs.out
 	result fail "the FUSE server did not come up"
@@ -47,12 +43,7 @@ fi
 # The map comes first, so that the module is the first to read the file.
 $P/runas 1000 $P/execmap hold $FILE > /tmp/hold.out 2>&1 &
 holder=$!
-i=0
-while ! grep -q "holding" /tmp/hold.out && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q "holding" /tmp/hold.out || result fail "uid 1000 could not map $FILE"
+wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $FILE"
 sleep 1
 $P/runas 1000 $FILE > /dev/null 2>&1 &
 runner=$!
