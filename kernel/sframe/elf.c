@@ -8,10 +8,10 @@
 #include <linux/slab.h>
 
 #include "cache.h"
+#include "image.h"
 
 #define SFRAME_MAX_PHDRS	64	/* more program headers: not a normal object */
 #define SFRAME_MAX_NOTES	4096	/* bytes of a PT_NOTE segment searched */
-#define SFRAME_NT_GNU_BUILD_ID	3	/* not in the kernel's elf.h */
 
 static bool sframe_elf_header_ok(const struct elf64_hdr *e)
 {
@@ -24,36 +24,13 @@ static bool sframe_elf_header_ok(const struct elf64_hdr *e)
 	       e->e_phnum && e->e_phnum <= SFRAME_MAX_PHDRS;
 }
 
-/* Find the GNU build ID in the notes at @buf, @len bytes; 4-byte aligned. */
-static void sframe_elf_build_id(struct sframe_object *obj, const u8 *buf,
-				size_t len)
-{
-	size_t off = 0;
-
-	while (len - off >= sizeof(struct elf64_note)) {
-		const struct elf64_note *n = (const void *)(buf + off);
-		size_t name = ALIGN((size_t)n->n_namesz, 4);
-		size_t desc = ALIGN((size_t)n->n_descsz, 4);
-
-		off += sizeof(*n);
-		if (name > len - off || desc > len - off - name)
-			return;
-		if (n->n_type == SFRAME_NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-		    !memcmp(buf + off, "GNU", 4) && n->n_descsz &&
-		    n->n_descsz <= SFRAME_BUILD_ID_MAX) {
-			memcpy(obj->build_id, buf + off + name, n->n_descsz);
-			obj->build_id_size = n->n_descsz;
-			return;
-		}
-		off += name + desc;
-	}
-}
-
 static int sframe_elf_notes(struct sframe_reader *rd, struct sframe_object *obj,
 			    const struct elf64_phdr *ph)
 {
 	size_t len = min_t(u64, ph->p_filesz, SFRAME_MAX_NOTES);
+	const u8 *id;
 	u8 *buf;
+	u32 size;
 	int ret;
 
 	if (obj->build_id_size || !len)
@@ -62,8 +39,12 @@ static int sframe_elf_notes(struct sframe_reader *rd, struct sframe_object *obj,
 	if (!buf)
 		return -ENOMEM;
 	ret = rd->read(rd, buf, len, ph->p_offset);
-	if (!ret)
-		sframe_elf_build_id(obj, buf, len);
+	/* A malformed note just means no build ID: sidecars bound to one fail. */
+	if (!ret && !sframe_note_build_id(buf, len, sframe_note_align(ph), &id,
+					  &size)) {
+		memcpy(obj->build_id, id, size);
+		obj->build_id_size = size;
+	}
 	kfree(buf);
 	return ret;
 }

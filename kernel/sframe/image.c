@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read an x86-64 ELF image that lies whole in kernel memory (the vDSO):
- * its NT_GNU_BUILD_ID note and its one executable segment.  Nothing in it
- * is trusted: every offset and size is checked against the image first.
+ * Read ELF data that lies in kernel memory: the build ID in a buffer of
+ * notes (from a file or an image), and a whole x86-64 image (the vDSO):
+ * its build ID and its one executable segment.  Nothing in it is trusted:
+ * every offset and size is checked against the buffer first.
  */
 #include <linux/elf.h>
 #include <linux/errno.h>
@@ -22,36 +23,42 @@ static bool sframe_image_has(size_t size, u64 off, u64 len)
 }
 
 /*
- * Look for the build ID among the notes at [off, off + len), each padded
- * to @align.  0 and *@img filled, -ENOENT if none is there, -ENOEXEC if a
- * note runs past the segment.
+ * The NT_GNU_BUILD_ID descriptor among the @len bytes of notes at @buf,
+ * each padded to @align (4 or 8): 0 with *@id pointing into @buf,
+ * -ENOENT if there is none, -ENOEXEC if a note runs past the end or the
+ * descriptor is empty or longer than SFRAME_BUILD_ID_MAX.
  */
-static int sframe_image_notes(const u8 *d, u64 off, u64 len, u64 align,
-			      struct sframe_image *img)
+int sframe_note_build_id(const u8 *buf, u64 len, u64 align, const u8 **id,
+			 u32 *size)
 {
-	u64 end = off + len;
+	u64 off = 0;
 
-	while (end - off >= SFRAME_NOTE_HDR) {
+	while (len - off >= SFRAME_NOTE_HDR) {
 		u32 hdr[3];
 		u64 name, desc, next;
 
-		memcpy(hdr, d + off, sizeof(hdr));
+		memcpy(hdr, buf + off, sizeof(hdr));
 		name = off + SFRAME_NOTE_HDR;
-		/* u32 sizes in u64 arithmetic: no overflow here. */
-		desc = name + ALIGN((u64)hdr[0], align);
-		next = desc + ALIGN((u64)hdr[1], align);
-		if (desc > end || hdr[1] > end - desc)
+		/*
+		 * Name and descriptor each start aligned (@buf is, in a
+		 * segment of that alignment): with 8, "GNU" pads to 16.
+		 * u32 sizes in u64 arithmetic: no overflow here.
+		 */
+		desc = ALIGN(name + hdr[0], align);
+		next = ALIGN(desc + hdr[1], align);
+		if (desc > len || hdr[1] > len - desc)
 			return -ENOEXEC;
 		if (hdr[2] == SFRAME_NT_GNU_BUILD_ID &&
 		    hdr[0] == sizeof(SFRAME_NOTE_GNU) &&
-		    !memcmp(d + name, SFRAME_NOTE_GNU, sizeof(SFRAME_NOTE_GNU))) {
+		    !memcmp(buf + name, SFRAME_NOTE_GNU,
+			    sizeof(SFRAME_NOTE_GNU))) {
 			if (!hdr[1] || hdr[1] > SFRAME_BUILD_ID_MAX)
 				return -ENOEXEC;
-			img->build_id = d + desc;
-			img->build_id_size = hdr[1];
+			*id = buf + desc;
+			*size = hdr[1];
 			return 0;
 		}
-		if (next >= end)
+		if (next >= len)
 			break;
 		off = next;
 	}
@@ -106,10 +113,11 @@ int sframe_image_parse(const void *data, size_t size, struct sframe_image *img)
 			return -ENOEXEC;
 		if (ph.p_type == PT_NOTE) {
 			if (note)
-				note = sframe_image_notes(d, ph.p_offset,
-							  ph.p_filesz,
-							  ph.p_align == 8 ? 8 : 4,
-							  img);
+				note = sframe_note_build_id(d + ph.p_offset,
+							    ph.p_filesz,
+							    sframe_note_align(&ph),
+							    &img->build_id,
+							    &img->build_id_size);
 			if (note == -ENOEXEC)
 				return note;
 			continue;

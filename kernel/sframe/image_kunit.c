@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite sframe_image: sframe_image_parse() on synthetic vDSO-like
- * images, a good one and each way a header or note can lie about its size.
+ * images, a good one and each way a header or note can lie about its size,
+ * and sframe_note_build_id() on notes padded to 8 bytes.
  * image.c is compiled into the test module itself, as kunit_core.c does
  * with the format core.
  */
@@ -188,7 +189,31 @@ static void image_needs_one_code_segment_at_one_base(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_image_parse(d, IMAGE_SIZE, &img), -ENOEXEC);
 }
 
+/* A file's notes: 8-byte padding puts GNU's descriptor at 16, not 20. */
+static void note_build_id_in_8_aligned_notes(struct kunit *test)
+{
+	u8 buf[64] = { 0 };
+	u32 hdr[3] = { 4, ID_SIZE, SFRAME_NT_GNU_BUILD_ID };
+	const u8 *id = NULL;
+	u32 size = 0;
+
+	memcpy(buf, hdr, sizeof(hdr));
+	memcpy(buf + 12, "GNU", 4);
+	memset(buf + 16, 0xcd, ID_SIZE);
+	KUNIT_ASSERT_EQ(test, sframe_note_build_id(buf, 16 + ID_SIZE, 8, &id,
+						   &size), 0);
+	KUNIT_EXPECT_PTR_EQ(test, id, (const u8 *)buf + 16);
+	KUNIT_EXPECT_EQ(test, size, ID_SIZE);
+	/* Padded to 4, the same bytes put the descriptor at 16 as well. */
+	KUNIT_EXPECT_EQ(test, sframe_note_build_id(buf, 16 + ID_SIZE, 4, &id,
+						   &size), 0);
+	/* One byte short of the descriptor: a note that lies. */
+	KUNIT_EXPECT_EQ(test, sframe_note_build_id(buf, 15 + ID_SIZE, 8, &id,
+						   &size), -ENOEXEC);
+}
+
 static struct kunit_case sframe_image_cases[] = {
+	KUNIT_CASE(note_build_id_in_8_aligned_notes),
 	KUNIT_CASE(image_finds_build_id_and_code),
 	KUNIT_CASE(image_skips_other_notes),
 	KUNIT_CASE(image_without_build_id_is_enoent),
