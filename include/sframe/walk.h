@@ -64,13 +64,12 @@ struct sframe_walk {
 	unsigned int fp_steps;
 	unsigned int signal_steps;	/* through rt_sigframes */
 	struct sframe_where where;	/* the last lookup's answer */
-	struct sframe_rule rule;	/* a rule decoded for this step */
 	const struct sframe_walk_ops *ops;
 	void *ctx;
 };
 
 #ifdef __KERNEL__
-/* The module's callbacks (core/walk.c, cache.c), which its walk calls directly. */
+/* The module's callbacks (core/walk.c, maps.c), which its walk calls directly. */
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
 #endif
@@ -78,8 +77,8 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
 void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
 		       const struct sframe_walk_ops *ops, void *ctx);
 bool sframe_walk_next(struct sframe_walk *w);
-bool sframe_walk_run(struct sframe_walk *w,
-		     bool (*store)(void *cookie, u64 ip), void *cookie);
+unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
+			      unsigned int max);
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
 
 #endif /* _SFRAME_WALK_H */

@@ -601,12 +601,11 @@ static void sframe_cursor_init(struct sframe_cursor *cur)
  * context; the caller holds rcu_read_lock() for the whole walk, which
  * keeps the map the cursor remembers, its files and their sections alive.
  * An address in a window not yet rescanned has no section: its old
- * object may be gone.  This is the walk's lookup callback: its context
- * begins with the cursor.
+ * object may be gone.  This is the walk's lookup callback.
  */
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
-	struct sframe_cursor *cur = ctx;
+	struct sframe_cursor *cur = &((struct sframe_user_ctx *)ctx)->cur;
 	const struct sframe_object *obj;
 	const struct sframe_range *r;
 	const struct sframe_sec *sec;

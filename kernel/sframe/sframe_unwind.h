@@ -79,10 +79,7 @@ struct sframe_window {
 	u64 end;
 };
 
-/*
- * One walk's view of an mm's text ranges; zero it before the walk.  The
- * walk's context starts with it: see sframe_user_lookup() (walk.h).
- */
+/* One walk's view of an mm's text ranges; zero it before the walk. */
 struct sframe_map;
 struct sframe_cursor {
 	struct mm_struct *mm;
@@ -90,6 +87,15 @@ struct sframe_cursor {
 	struct sframe_window changed;	/* no rules in these: see maps.c */
 	struct sframe_window scanning;
 	bool map_found;
+};
+
+/*
+ * A walk's context (unwind.c): what sframe_user_lookup() and the register
+ * callback use.
+ */
+struct sframe_user_ctx {
+	struct sframe_cursor cur;
+	const struct pt_regs *regs;
 };
 
 /* maps.c: the hooks' entry points, the running processes, debugfs */

@@ -24,12 +24,6 @@
 bool sframe_enabled = true;
 DEFINE_PER_CPU(struct sframe_stats, sframe_stats);
 
-/* The walk's context; it starts with the cursor sframe_user_lookup() uses. */
-struct sframe_user_ctx {
-	struct sframe_cursor cur;
-	const struct pt_regs *regs;
-};
-
 /* x86-64 DWARF register numbers 0-15 in pt_regs. */
 static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 {
@@ -51,39 +45,61 @@ static const struct sframe_walk_ops sframe_user_ops = {
 	.reg = sframe_user_reg,
 };
 
+/* Return addresses a walk hands over at most at once, from its stack. */
+#define SFRAME_WALK_BATCH	8
+
 /*
  * Walk the current task's user stack from @regs, handing each caller's
- * return address to @store until it says stop (then return true).
- * Sections are used under RCU, which also lets module unload wait for
- * walks in flight.
+ * return address to @store until it says stop or @max were handed over
+ * (then return true).  The walk steps @batch frames at a time, so
+ * @batch - 1 beyond what @store takes at most.  Inline in each caller,
+ * so that @store is too.  Sections are used under RCU, which also lets
+ * module unload wait for walks in flight.
  */
-static bool sframe_walk_user_raw(const struct pt_regs *regs,
-				 bool (*store)(void *cookie, u64 ip),
-				 void *cookie, struct sframe_walk *w)
+static __always_inline bool
+sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
+		     unsigned int batch, bool (*store)(void *cookie, u64 ip),
+		     void *cookie, struct sframe_walk *w)
 {
 	struct sframe_user_ctx ctx = {
 		.cur = { .mm = current->mm },
 		.regs = regs,
 	};
-	bool full;
+	u64 ips[SFRAME_WALK_BATCH];
+	unsigned int n, i, want;
+	bool full = false;
 
 	rcu_read_lock();
 	sframe_walk_start(w, regs->ip, regs->sp, regs->bp, &sframe_user_ops,
 			  &ctx);
-	full = sframe_walk_run(w, store, cookie);
+	for (;;) {
+		want = min3(max, batch, (unsigned int)SFRAME_WALK_BATCH);
+		n = sframe_walk_fill(w, ips, want);
+		for (i = 0; i < n && !full; i++)
+			full = !store(cookie, ips[i]);
+		max -= n;
+		if (full || n < want)
+			break;
+		if (!max) {
+			full = true;
+			break;
+		}
+	}
 	rcu_read_unlock();
 	return full;
 }
 
 /* The same, counted in the statistics (per CPU: a sample's CPU only). */
-static void sframe_walk_user(const struct pt_regs *regs,
-			     bool (*store)(void *cookie, u64 ip), void *cookie)
+static __always_inline void
+sframe_walk_user(const struct pt_regs *regs, unsigned int max,
+		 unsigned int batch, bool (*store)(void *cookie, u64 ip),
+		 void *cookie)
 {
 	u64 start = local_clock(), ns;
 	struct sframe_walk w;
 	bool full;
 
-	full = sframe_walk_user_raw(regs, store, cookie, &w);
+	full = sframe_walk_user_raw(regs, max, batch, store, cookie, &w);
 
 	ns = local_clock() - start;
 	if (ns > this_cpu_read(sframe_stats.walk_ns_max))
@@ -141,7 +157,9 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 		sframe_walk_user32(regs, sframe_perf_store, entry);
 		return;
 	}
-	sframe_walk_user(regs, sframe_perf_store, entry);
+	sframe_walk_user(regs, entry->max_stack > entry->nr ?
+			       entry->max_stack - entry->nr : 0,
+			 SFRAME_WALK_BATCH, sframe_perf_store, entry);
 }
 
 struct sframe_consume {
@@ -165,7 +183,8 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 	if (!consume_entry(cookie, regs->ip) ||
 	    !user_64bit_mode((struct pt_regs *)regs))
 		return;
-	sframe_walk_user(regs, sframe_stacktrace_store, &c);
+	/* How many it takes is the consumer's secret: one frame at a time. */
+	sframe_walk_user(regs, UINT_MAX, 1, sframe_stacktrace_store, &c);
 }
 
 #ifdef SFRAME_HOOK_UNWIND_USER
@@ -203,7 +222,8 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 	if (!sframe_trace_store(&t, regs->ip))
 		return 0;
 	if (user_64bit_mode(regs))
-		sframe_walk_user(regs, sframe_trace_store, &t);
+		sframe_walk_user(regs, max_entries - trace->nr,
+				 SFRAME_WALK_BATCH, sframe_trace_store, &t);
 	else
 		sframe_walk_user32(regs, sframe_trace_store, &t);
 	return 0;
@@ -241,7 +261,8 @@ static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
 	struct sframe_bench_store b = { .max = depth };
 	struct sframe_walk w;
 
-	sframe_walk_user_raw(regs, sframe_bench_store, &b, &w);
+	sframe_walk_user_raw(regs, depth, SFRAME_WALK_BATCH, sframe_bench_store,
+			     &b, &w);
 	return b.n;
 }
 

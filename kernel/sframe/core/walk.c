@@ -268,11 +268,12 @@ static bool sframe_tramp_after(struct sframe_walk *w, u64 pc, bool at_end)
 
 /*
  * What @sec says of the frame at @pc, by decoding its FDE and FRE into
- * w->rule: SFRAME_STEP_NONE when it has no rule there.
+ * *@rule: SFRAME_STEP_NONE when it has no rule there.
  */
 static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 					  const struct sframe_section *sec,
-					  u64 bias, u64 pc)
+					  u64 bias, u64 pc,
+					  struct sframe_rule *rule)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
@@ -282,17 +283,18 @@ static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 	if (fde.signal ||
 	    sframe_tramp_after(w, pc, w->ip - bias == fde.start + fde.size))
 		return SFRAME_STEP_SIGNAL;
-	if (!sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) &&
-	    !sframe_fre_rule(sec, &fde, &fre, &w->rule))
-		return SFRAME_STEP_RULE;
-	return SFRAME_STEP_NONE;
+	if (sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) ||
+	    sframe_fre_rule(sec, &fde, &fre, rule))
+		return SFRAME_STEP_NONE;
+	return SFRAME_STEP_RULE;
 }
 
 /* The same answer from the section's flattened table: one search. */
 static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
-					const struct sframe_rule **rulep)
+					const struct sframe_rule **rulep,
+					struct sframe_rule *scratch)
 {
 	const struct sframe_flat *flat = sec->flat;
 	s64 rel_pc = (s64)(pc - bias - sec->vaddr), end = 0;
@@ -302,7 +304,7 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 	case SFRAME_FLAT_SIGNAL:
 		return SFRAME_STEP_SIGNAL;
 	case SFRAME_FLAT_DECODE:
-		return sframe_how_decode(w, sec, bias, pc);
+		return sframe_how_decode(w, sec, bias, pc, scratch);
 	}
 	/* pc is w->ip - 1 when it matters. */
 	if (sframe_tramp_after(w, pc, (row & SFRAME_FLAT_END) &&
@@ -316,12 +318,13 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 
 /*
  * How to step from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is the
- * rule, found in the section's flattened table or decoded into w->rule.
+ * rule, found in the section's flattened table or decoded into *@scratch.
  * The section is looked up again only when @pc leaves the range of the
  * last answer: most frames are in the same object as the one before.
  */
 static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
-					 const struct sframe_rule **rulep)
+					 const struct sframe_rule **rulep,
+					 struct sframe_rule *scratch)
 {
 	struct sframe_where *where = &w->where;
 	enum sframe_step how = SFRAME_STEP_NONE;
@@ -330,11 +333,13 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 		*where = (struct sframe_where){ .fp_ok = true };
 		sframe_lookup(w, pc, where);
 	}
-	*rulep = &w->rule;
+	*rulep = scratch;
 	if (where->sec && where->sec->flat)
-		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep);
+		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep,
+				      scratch);
 	else if (where->sec)
-		how = sframe_how_decode(w, where->sec, where->bias, pc);
+		how = sframe_how_decode(w, where->sec, where->bias, pc,
+					scratch);
 	if (how != SFRAME_STEP_NONE)
 		return how;
 	if (sframe_at_sigreturn(w))
@@ -350,6 +355,7 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
  */
 static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
+	struct sframe_rule scratch;	/* a rule decoded for this step */
 	const struct sframe_rule *rulep;
 	enum sframe_step how;
 	bool stepped;
@@ -358,7 +364,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	if (w->stop)
 		return false;
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
-	how = sframe_walk_how(w, pc, &rulep);
+	how = sframe_walk_how(w, pc, &rulep, &scratch);
 	switch (how) {
 	case SFRAME_STEP_RULE:
 		stepped = sframe_walk_rule(w, w->where.sec, rulep);
@@ -383,26 +389,24 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 }
 
 /*
- * Step on to the end, handing each caller's IP to @store; true if @store
- * ended the walk by returning false.  One call for the whole walk.
+ * Step on, storing each caller's IP in @ips, until @max are stored or the
+ * walk ends (then w->stop says why): the number stored.  No callback per
+ * frame: the caller consumes the batch inline.
  */
-bool sframe_walk_run(struct sframe_walk *w,
-		     bool (*store)(void *cookie, u64 ip), void *cookie)
+unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
+			      unsigned int max)
 {
-	while (sframe_walk_step(w)) {
-		if (!store(cookie, w->ip))
-			return true;
-	}
-	return false;
-}
+	unsigned int n = 0;
 
-static bool sframe_walk_one(void *cookie, u64 ip)
-{
-	return false;
+	while (n < max && sframe_walk_step(w))
+		ips[n++] = w->ip;
+	return n;
 }
 
 /* One step: true if it was made. */
 bool sframe_walk_next(struct sframe_walk *w)
 {
-	return sframe_walk_run(w, sframe_walk_one, NULL);
+	u64 ip;
+
+	return sframe_walk_fill(w, &ip, 1);
 }

@@ -6,7 +6,10 @@
  * bench file with a raw syscall (so the interrupted frame is descend(),
  * not libc's write(), which has neither), and prints what it reads back.
  *
- * usage: walkbench WALKS DEPTH [BENCH_FILE]
+ * With "wide", each frame holds a 128-byte local array, as frames of real
+ * code hold locals and spilled registers; without, each is 16 bytes.
+ *
+ * usage: walkbench WALKS DEPTH [narrow|wide] [BENCH_FILE]
  * build: -O2 -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer
  *        -Wa,--gsframe
  */
@@ -46,16 +49,39 @@ static long descend(int level, int fd, const char *cmd)
 	return ret;
 }
 
+/* The same, with 128 bytes of locals in each frame. */
+static long descend_wide(int level, int fd, const char *cmd)
+{
+	char locals[128];
+	long ret;
+
+	/* The array's address escapes: it must be in the frame. */
+	locals[0] = (char)level;
+	asm volatile("" : : "r" (locals) : "memory");
+	if (!level)
+		return raw_write(fd, cmd, strlen(cmd));
+	ret = descend_wide(level - 1, fd, cmd);
+	asm volatile("" : "+r" (ret));
+	return ret + locals[0];
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = argc > 3 ? argv[3] : BENCH_FILE;
+	long (*walk_from)(int level, int fd, const char *cmd) = descend;
+	const char *path = BENCH_FILE;
 	char cmd[64], result[512];
-	int fd, depth;
+	int fd, depth, i;
 	ssize_t n;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: walkbench WALKS DEPTH [BENCH_FILE]\n");
+		fprintf(stderr, "usage: walkbench WALKS DEPTH [narrow|wide] [BENCH_FILE]\n");
 		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "wide"))
+			walk_from = descend_wide;
+		else if (strcmp(argv[i], "narrow"))
+			path = argv[i];
 	}
 	depth = atoi(argv[2]);
 	snprintf(cmd, sizeof(cmd), "%s %s", argv[1], argv[2]);
@@ -65,7 +91,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* depth frames of descend() above the interrupted one */
-	if (descend(depth, fd, cmd) < 0) {
+	if (walk_from(depth, fd, cmd) < 0) {
 		fprintf(stderr, "walkbench: %s: write \"%s\" failed\n", path, cmd);
 		return 1;
 	}
