@@ -12,22 +12,31 @@
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 
+#include "kcompat.h"
 #include "sframe_unwind.h"
 
 struct sframe_hook {
 	const char *func;
+	const char *alt;		/* the same events, where func is untraceable */
 	void *target;			/* replacement, or NULL for observers */
 	void (*observe)(struct pt_regs *regs);
 	struct ftrace_ops ops;
 	bool registered;
 };
 
+#ifdef SFRAME_HAVE_FTRACE_REGS
 static void notrace sframe_hook_fn(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
-	struct sframe_hook *h = container_of(op, struct sframe_hook, ops);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+#else
+/* Before 5.11, callbacks get the pt_regs themselves. */
+static void notrace sframe_hook_fn(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op, struct pt_regs *regs)
+{
+#endif
+	struct sframe_hook *h = container_of(op, struct sframe_hook, ops);
 
 	if (!regs)
 		return;
@@ -42,7 +51,11 @@ static void *sframe_arg(struct pt_regs *regs, unsigned int n)
 	return (void *)regs_get_kernel_argument(regs, n);
 }
 
-/* perf_event_mmap(vma) */
+/*
+ * perf_event_mmap(vma), at the end of mmap_region() and mprotect_fixup();
+ * or, on 5.10, whose kernel/events is built without ftrace,
+ * vma_set_page_prot(vma), called there just before it.
+ */
 static void sframe_observe_mmap(struct pt_regs *regs)
 {
 	sframe_vma_mapped(sframe_arg(regs, 0));
@@ -63,7 +76,10 @@ static void sframe_observe_copy_vma(struct pt_regs *regs)
 			  regs_get_kernel_argument(regs, 2));
 }
 
-/* perf_event_fork(child), late in copy_process() */
+/*
+ * perf_event_fork(child), late in copy_process(); or, on 5.10,
+ * wake_up_new_task(child), after it and before the child first runs.
+ */
 static void sframe_observe_fork(struct pt_regs *regs)
 {
 	sframe_mm_forked(sframe_arg(regs, 0));
@@ -76,6 +92,8 @@ static void sframe_observe_exit_mmap(struct pt_regs *regs)
 }
 
 #define SFRAME_OBSERVER(name, fn) { .func = name, .observe = fn }
+#define SFRAME_OBSERVER_OR(name, alt_name, fn) \
+	{ .func = name, .alt = alt_name, .observe = fn }
 #define SFRAME_REDIRECT(name, fn) { .func = name, .target = fn }
 
 /*
@@ -88,8 +106,10 @@ static struct sframe_hook sframe_observers[] = {
 	SFRAME_OBSERVER("exit_mmap", sframe_observe_exit_mmap),
 	SFRAME_OBSERVER("vm_area_free", sframe_observe_vma_free),
 	SFRAME_OBSERVER("copy_vma", sframe_observe_copy_vma),
-	SFRAME_OBSERVER("perf_event_mmap", sframe_observe_mmap),
-	SFRAME_OBSERVER("perf_event_fork", sframe_observe_fork),
+	SFRAME_OBSERVER_OR("perf_event_mmap", "vma_set_page_prot",
+			   sframe_observe_mmap),
+	SFRAME_OBSERVER_OR("perf_event_fork", "wake_up_new_task",
+			   sframe_observe_fork),
 };
 
 static struct sframe_hook sframe_perf_redirect =
@@ -100,6 +120,13 @@ static struct sframe_hook sframe_stacktrace_redirect =
 static struct sframe_hook sframe_deferred_redirect =
 	SFRAME_REDIRECT("unwind_user", sframe_unwind_user);
 #endif
+
+/* Trace @func only; -EINVAL if ftrace cannot trace it. */
+static int sframe_hook_filter(struct sframe_hook *h, const char *func)
+{
+	return ftrace_set_filter(&h->ops, (unsigned char *)func, strlen(func),
+				 1);
+}
 
 static int sframe_hook_register(struct sframe_hook *h)
 {
@@ -114,14 +141,19 @@ static int sframe_hook_register(struct sframe_hook *h)
 	h->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT;
 	if (h->target)
 		h->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
-	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->func,
-				strlen(h->func), 1);
+	ret = sframe_hook_filter(h, h->func);
+	if (ret == -EINVAL && h->alt) {
+		ret = sframe_hook_filter(h, h->alt);
+		if (!ret)
+			pr_info("sframe_unwind: %s cannot be traced here, watching %s\n",
+				h->func, h->alt);
+	}
 	if (!ret)
 		ret = register_ftrace_function(&h->ops);
 	if (ret) {
 		pr_err("sframe_unwind: cannot hook %s: %d%s\n", h->func, ret,
 		       ret == -EBUSY ? " (another IPMODIFY user, e.g. livepatch?)" : "");
-		ftrace_free_filter(&h->ops);
+		sframe_ftrace_free_filter(&h->ops);
 		return ret;
 	}
 	h->registered = true;
@@ -133,7 +165,7 @@ static void sframe_hook_unregister(struct sframe_hook *h)
 	if (!h->registered)
 		return;
 	unregister_ftrace_function(&h->ops);
-	ftrace_free_filter(&h->ops);
+	sframe_ftrace_free_filter(&h->ops);
 	h->registered = false;
 }
 

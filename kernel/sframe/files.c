@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 
 #include "cache.h"
+#include "kcompat.h"
 
 #define SFRAME_FILE_HASH_BITS	8
 
@@ -212,9 +213,9 @@ static void sframe_file_load_work(struct work_struct *work)
 	struct sframe_load_result res;
 	struct mem_cgroup *memcg;
 
-	memcg = set_active_memcg(sf->load_memcg);
+	memcg = sframe_set_active_memcg(sf->load_memcg);
 	sframe_load_file(sf->load_file, sf->path, sf->charge.uid, &res);
-	set_active_memcg(memcg);
+	sframe_set_active_memcg(memcg);
 	fput(sf->load_file);
 	mem_cgroup_put(sf->load_memcg);
 

@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 
 #include "cache.h"
+#include "kcompat.h"
 #include "vdso.h"
 
 #define SFRAME_MM_HASH_BITS	9
@@ -488,10 +489,10 @@ static int sframe_mm_snapshot(struct mm_struct *mm,
 	struct vm_area_struct *vma;
 	int ret = 0;
 
-	VMA_ITERATOR(vmi, mm, win->start);
+	SFRAME_VMA_ITER(vmi, mm, win->start);
 
 	mmap_read_lock(mm);
-	for_each_vma_range(vmi, vma, win->end) {
+	sframe_for_each_vma_range(vmi, vma, win->end) {
 		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 			continue;
 		if (n == SFRAME_MAX_RANGES) {
@@ -500,7 +501,7 @@ static int sframe_mm_snapshot(struct mm_struct *mm,
 		}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
-			bigger = krealloc_array(v, cap, sizeof(*v), GFP_KERNEL);
+			bigger = krealloc(v, array_size(cap, sizeof(*v)), GFP_KERNEL);
 			if (!bigger) {
 				ret = -ENOMEM;
 				break;
@@ -545,7 +546,7 @@ static void sframe_mm_rescan(struct work_struct *work)
 	map = old;
 	if (!READ_ONCE(m->dead) && mmget_not_zero(m->mm)) {
 		memcg = get_mem_cgroup_from_mm(m->mm);
-		prev = set_active_memcg(memcg);
+		prev = sframe_set_active_memcg(memcg);
 		ret = sframe_mm_snapshot(m->mm, &win, &v, &nv);
 		if (ret)
 			sframe_count(map_alloc_failed);
@@ -553,7 +554,7 @@ static void sframe_mm_rescan(struct work_struct *work)
 			map = NULL;
 		else if (nv || sframe_map_overlaps(old, &win))
 			map = sframe_map_build(m, old, &win, v, nv);
-		set_active_memcg(prev);
+		sframe_set_active_memcg(prev);
 		mem_cgroup_put(memcg);
 		mmput(m->mm);
 	}
