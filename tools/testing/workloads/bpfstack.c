@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -443,6 +444,11 @@ int main(int argc, char **argv)
 		die(argv[optind]);
 
 	if (!deferred) {
+		/* Before 5.11, maps count against RLIMIT_MEMLOCK, root's too. */
+		struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+
+		if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
+			die("setrlimit(RLIMIT_MEMLOCK)");
 		stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, sizeof(__u32),
 				    MAX_USER_FRAMES * sizeof(__u64), STACK_IDS);
 		counts = map_create(BPF_MAP_TYPE_HASH, sizeof(__u32),

@@ -7,7 +7,7 @@
 # processes' samples, by tid.  First, as a control of the expected chains,
 # the frame-pointer build without the module.
 # needs: module python
-# kernels: debian-6.1 debian-6.12 debug
+# kernels: debian-5.10 debian-6.1 debian-6.12 debug
 # timeout: 600
 . /vmtest/lib.sh
 FORKDEEP=/workloads/project/sframe/forkdeep

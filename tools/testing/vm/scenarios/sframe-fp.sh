@@ -3,6 +3,7 @@
 # unwinds as well as the stock kernel does.
 # needs: module
 # kernels: all
+# default: debian-6.1 debian-6.12 debug
 # timeout: 900
 . /vmtest/lib.sh
 load_module sframe_unwind

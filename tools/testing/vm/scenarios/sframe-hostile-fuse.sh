@@ -3,7 +3,7 @@
 # server that never answers READ; other users' programs still get their
 # sections within 1 s, rmmod completes, no task hangs.
 # needs: module
-# kernels: debian-6.1 debian-6.12 debug
+# kernels: debian-5.10 debian-6.1 debian-6.12 debug
 # timeout: 240
 # kmods: fuse
 . /vmtest/lib.sh

@@ -7,7 +7,7 @@
 # Control: the same without the module.
 # needs: module
 # kernels: all
-# default: debian-6.12
+# default: debian-5.10 debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 JITREUSE=/workloads/project/sframe-fp/jitreuse

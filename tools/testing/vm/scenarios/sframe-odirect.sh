@@ -7,7 +7,7 @@
 # Control: another copy on the same file system, mapped only by its run.
 # needs: module
 # kmods: brd ext4
-# kernels: debian-6.1 debian-6.12
+# kernels: debian-5.10 debian-6.1 debian-6.12
 # default: debian-6.12
 # timeout: 300
 . /vmtest/lib.sh

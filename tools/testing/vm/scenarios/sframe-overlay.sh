@@ -7,7 +7,7 @@
 # replaced in the merged directory (copied up) is never unwound with the
 # old file's sidecar, and the old sidecar is refused for it.
 # needs: module
-# kernels: debian-6.1 debian-6.12
+# kernels: debian-5.10 debian-6.1 debian-6.12
 # default: debian-6.12
 # kmods: overlay
 . /vmtest/lib.sh

@@ -17,12 +17,13 @@ from .util import HarnessError, log, run, sha256_of
 
 # name -> (suite, kind); kind "debian" = stock image + headers, "debug" = built here
 KERNELS = {
+    "debian-5.10": ("bullseye", "debian"),
     "debian-6.1": ("bookworm", "debian"),
     "debian-6.12": ("bookworm-backports", "debian"),
     "debug": ("bookworm-backports", "debug"),
     "debian-7.x": ("sid", "debian"),
 }
-DEFAULT_KERNELS = ["debian-6.1", "debian-6.12", "debug"]
+DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debug"]
 EXPLICIT_ONLY = {"debian-7.x"}
 
 
