@@ -148,6 +148,16 @@ class ReachTest(unittest.TestCase):
         self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY,
                                                      [(0x227d10, 0x227d3c)], tids={7}), (1, 2))
 
+    def test_samples_only_in_the_loader_can_be_skipped(self):
+        ld = "/lib64/ld-linux-x86-64.so.2"
+        text = (f"python3 7 \n\t1a2b0 [unknown] ({ld})\n\t1c0f0 [unknown] ({ld})\n\n" +
+                f"python3 7 \n\t1a2b0 [unknown] ({ld})\n\t227d37 y ({self.PY})\n\n" +
+                self.sample("python3", 0x300000))
+        ranges = [(0x227d10, 0x227d3c)]
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges), (1, 3))
+        self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY, ranges,
+                                                     skip_only_in=ld), (1, 2))
+
     def test_other_objects_at_the_same_offset_do_not_count(self):
         text = "python3 7 \n\t227d37 time (/lib/x86_64-linux-gnu/libc.so.6)\n\n"
         self.assertEqual(stackcheck.samples_reaching(text, "python3", self.PY,

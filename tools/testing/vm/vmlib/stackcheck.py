@@ -105,7 +105,8 @@ def completeness(expect_text, perf_text):
     return complete, eligible
 
 
-def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None):
+def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None,
+                     skip_only_in=None):
     """Return (reaching, samples) of comm: how many have a frame of dso in ranges.
 
     ranges are [start, end) addresses as perf script prints them for dso;
@@ -113,7 +114,8 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None)
     address (just after its call) and for a return address minus one, as
     perf's DWARF unwinder prints it.  With leaf_in_dso, only the samples
     whose user-space leaf (first frame below the kernel's addresses) is in
-    dso are counted; with tids, only those of these threads.
+    dso are counted; with tids, only those of these threads; with
+    skip_only_in, not those whose user-space frames all lie in that DSO.
     """
     reaching = total = 0
     for name, tid, frames in parse_perf_tasks(perf_text):
@@ -121,6 +123,8 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None)
         if name != comm or (leaf_in_dso and not (user and user[0].dso == dso)):
             continue
         if tids is not None and tid not in tids:
+            continue
+        if skip_only_in and user and all(f.dso == skip_only_in for f in user):
             continue
         total += 1
         reaching += any(f.dso == dso and any(a < int(f.ip, 16) <= b for a, b in ranges)
