@@ -14,9 +14,9 @@
 
 /*
  * Charge allocations to @memcg from here on; returns the one to restore.
- * Task context only (the module calls it from work items).  Before 5.12
- * set_active_memcg() used a per-CPU variable modules cannot reach; in a
- * task it only ever set the task's own field.
+ * Task context only (the module calls it from work items).  Where the
+ * per-CPU variable set_active_memcg() uses in interrupts is not exported
+ * (5.10), set the task's own field, which is all it does in a task.
  */
 static inline struct mem_cgroup *sframe_set_active_memcg(struct mem_cgroup *memcg)
 {

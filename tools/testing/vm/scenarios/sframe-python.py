@@ -2,8 +2,9 @@
 
 import re
 
-from vmlib.pythoncheck import SIDECAR_LIMITS, assert_reach, python_main, reach
-from vmlib.stackcheck import parse_perf_script, samples_reaching
+from vmlib.pythoncheck import (SIDECAR_LIMITS, assert_reach, python_main, reach,
+                               reach_after_loader)
+from vmlib.stackcheck import parse_perf_script
 
 # perf.data of each mode: stock kernel (-g, frame pointers), perf's DWARF
 # unwinder (stock kernel too) and -g with load --system's sidecars.
@@ -15,7 +16,6 @@ LIMITS = {"sidecar": SIDECAR_LIMITS, "stock": {"main": ("<", 0.5)}}
 # the cost of exec and mmap, which varies between runs (on the debug
 # kernel, 4.1 % of one recording and 6.8 % of the next).
 DWARF_SLACK = 0.02
-LOADER = "/lib64/ld-linux-x86-64.so.2"
 SUMMARY = re.compile(
     r"(?P<objects>\d+) ELF objects: (?P<sidecars>\d+) sidecars loaded "
     r"\((?P<fdes>\d+) FDEs, (?P<bytes>\d+) bytes\), (?P<own_sframe>\d+) have their own "
@@ -50,11 +50,7 @@ def measure(run, mode, python, ranges):
     result = reach(run, mode, text, python, ranges)
     if result is None:
         return None
-    reaching, samples = samples_reaching(text, "python3", python, ranges,
-                                         skip_only_in=LOADER)
-    result["main_after_loader"] = reaching / max(samples, 1)
-    run.metric(f"{mode}_main_after_loader_pct",
-               f"{100 * result['main_after_loader']:.1f}")
+    result["main_after_loader"] = reach_after_loader(run, mode, text, python, ranges)
     result["bytes_per_sample"] = int(size) / max(len(parse_perf_script(text)), 1)
     run.metric(f"{mode}_bytes_per_sample", f"{result['bytes_per_sample']:.0f}")
     return result

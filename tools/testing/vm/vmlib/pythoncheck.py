@@ -23,6 +23,10 @@ KINDS = (("main", False), ("main_from_python", True))
 # python itself, where only page faults in _start and _fini were outside
 # main, at 99 %.
 SIDECAR_LIMITS = {"main": (">=", 0.90), "main_from_python": (">=", 0.99)}
+# python3's samples are those of this command name; its dynamic loader, as
+# perf script names it.
+COMM = os.path.basename(DEBIAN_PYTHON)
+LOADER = "/lib64/ld-linux-x86-64.so.2"
 
 
 def python_main():
@@ -37,10 +41,9 @@ def reach(run, label, perf_text, python, ranges, tids=None):
     tids limits it to these threads.  Reports LABEL_KIND_pct and
     LABEL_KIND_samples.
     """
-    comm = os.path.basename(DEBIAN_PYTHON)
     result = {}
     for kind, leaf_in_dso in KINDS:
-        reaching, samples = samples_reaching(perf_text, comm, python, ranges, leaf_in_dso, tids)
+        reaching, samples = samples_reaching(perf_text, COMM, python, ranges, leaf_in_dso, tids)
         if samples < MIN_SAMPLES:
             run.fail(f"{label}: only {samples} samples for {kind}")
             return None
@@ -48,6 +51,18 @@ def reach(run, label, perf_text, python, ranges, tids=None):
         run.metric(f"{label}_{kind}_pct", f"{100 * result[kind]:.1f}")
         run.metric(f"{label}_{kind}_samples", str(samples))
     return result
+
+
+def reach_after_loader(run, label, perf_text, python, ranges):
+    """Return the fraction of all samples reaching main, leaving out those
+    whose user-space frames all lie in the dynamic loader (taken before main
+    exists).  Reports LABEL_main_after_loader_pct.
+    """
+    reaching, samples = samples_reaching(perf_text, COMM, python, ranges,
+                                         skip_only_in=LOADER)
+    fraction = reaching / max(samples, 1)
+    run.metric(f"{label}_main_after_loader_pct", f"{100 * fraction:.1f}")
+    return fraction
 
 
 def assert_reach(run, label, measured, limits):
