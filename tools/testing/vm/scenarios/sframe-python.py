@@ -2,14 +2,14 @@
 
 import re
 
-from vmlib.pythoncheck import (SIDECAR_LIMITS, assert_reach, python_main, reach,
+from vmlib.pythoncheck import (SIDECAR_PROCESS_LIMITS, assert_reach, python_main, reach,
                                reach_after_loader)
 from vmlib.stackcheck import parse_perf_script
 
 # perf.data of each mode: stock kernel (-g, frame pointers), perf's DWARF
 # unwinder (stock kernel too) and -g with load --system's sidecars.
 MODES = ("stock", "dwarf", "sidecar")
-LIMITS = {"sidecar": SIDECAR_LIMITS, "stock": {"main": ("<", 0.5)}}
+LIMITS = {"sidecar": SIDECAR_PROCESS_LIMITS, "stock": {"main": ("<", 0.5)}}
 # How far below DWARF's fraction the sidecars' may fall.  Compared without
 # the samples whose user frames all lie in the dynamic loader: taken before
 # main exists, no unwinder can reach it from them, and their share follows
