@@ -6,6 +6,7 @@ set -eu
 packages="
 	bc
 	binutils
+	binutils-aarch64-linux-gnu
 	bison
 	build-essential
 	busybox-static

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one place where the format core learns whether it is built for the
- * kernel or for user space: fixed-width types, errno values and overflow
- * helpers, under the kernel's names.
+ * kernel or for user space.  Need:
+ *   u8..u64, s8..s64, bool, size_t, S32_MIN/MAX, U32_MAX, ARRAY_SIZE
+ *   errno values (negative returns), __always_inline, __printf
+ *   check_add_overflow(), check_mul_overflow()
+ *   get_unaligned_{le,be}{16,32,64}()
+ *   sframe_alloc(), sframe_free(): large buffers (tests' flattened tables)
+ *   sframe_walk_call(f, direct, args...): call @f, directly when it is
+ *	@direct (the module's own walk callbacks, SFRAME_WALK_USER_OPS)
  */
 #ifndef _SFRAME_COMPAT_H
 #define _SFRAME_COMPAT_H
@@ -18,12 +24,27 @@
 #else
 #include <asm/unaligned.h>
 #endif
+#include <linux/slab.h>
+
+#define sframe_alloc(n)		kvmalloc(n, GFP_KERNEL)
+#define sframe_free(p)		kvfree(p)
+
+/* The module's walk callbacks (unwind.c, maps.c). */
+struct sframe_where;
+int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
+void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
+
+#ifdef SFRAME_WALK_USER_OPS	/* set by Kbuild for the module's walk */
+#include <linux/indirect_call_wrapper.h>
+#define sframe_walk_call(f, direct, ...) INDIRECT_CALL_1(f, direct, __VA_ARGS__)
+#endif
 #else
 #include <endian.h>			/* and, through sys/cdefs.h, __always_inline */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -92,9 +113,16 @@ static inline u64 get_unaligned_be64(const void *p)
 	return be64toh(v);
 }
 
+#define sframe_alloc(n)		malloc(n)
+#define sframe_free(p)		free(p)
+
 #ifndef EOPNOTSUPP
 #define EOPNOTSUPP	95
 #endif
 #endif /* __KERNEL__ */
+
+#ifndef sframe_walk_call
+#define sframe_walk_call(f, direct, ...)	f(__VA_ARGS__)
+#endif
 
 #endif /* _SFRAME_COMPAT_H */

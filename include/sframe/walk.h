@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user-stack walker's step logic: from one frame's IP, SP and FP to
- * its caller's, by the SFrame rule for the IP or by the frame-pointer
- * chain, with every way to give up named.  It reads memory and finds
+ * its caller's, by the SFrame rule for the IP, a signal frame or the
+ * frame-pointer chain, with every way to give up named.  It reads memory and finds
  * sections only through callbacks, so the same code runs on a user stack
  * in a perf sample and on a synthetic stack in a test.
  */
 #ifndef _SFRAME_WALK_H
 #define _SFRAME_WALK_H
 
+#include "arch.h"
 #include "sframe.h"
 
 /* Why a walk ended (SFRAME_STOP_NONE while it goes on). */
@@ -54,11 +55,16 @@ struct sframe_walk_ops {
 };
 
 struct sframe_walk {
+	const struct sframe_arch *arch;
 	u64 ip;
 	u64 sp;
 	u64 fp;
+	u64 ra;				/* the RA register, when ra_known */
+	u64 ra_mask;			/* bits of a return address to keep */
 	bool first;			/* still in the interrupted frame */
 	bool exact_ip;			/* ip was interrupted, not a return address */
+	bool sp_exact;			/* sp is the frame's, not a lower bound */
+	bool ra_known;			/* after a signal frame */
 	enum sframe_walk_stop stop;
 	unsigned int sframe_steps;
 	unsigned int fp_steps;
@@ -68,17 +74,21 @@ struct sframe_walk {
 	void *ctx;
 };
 
-#ifdef __KERNEL__
-/* The module's callbacks (core/walk.c, maps.c), which its walk calls directly. */
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
-void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
-#endif
-
-void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
+void sframe_walk_start(struct sframe_walk *w, const struct sframe_arch *arch,
+		       u64 ip, u64 sp, u64 fp,
 		       const struct sframe_walk_ops *ops, void *ctx);
 bool sframe_walk_next(struct sframe_walk *w);
 unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 			      unsigned int max);
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
+
+/*
+ * Return addresses signed with pointer authentication carry a code in
+ * @pac_bits: clear them before a return address is used or reported.
+ */
+static inline void sframe_walk_strip_ra(struct sframe_walk *w, u64 pac_bits)
+{
+	w->ra_mask = ~pac_bits;
+}
 
 #endif /* _SFRAME_WALK_H */

@@ -209,7 +209,7 @@ static void sframe_flat_agrees_with_decoder(struct kunit *test)
 						     sec.num_fres + 1);
 		KUNIT_EXPECT_GT_MSG(test, flat_check_all(&sec, &flat, &bad, &why),
 				    0, "section %u: at 0x%llx: %s", i, bad, why);
-		flat_check_free(mem);
+		sframe_free(mem);
 	}
 }
 
@@ -284,7 +284,7 @@ static void sframe_flat_bounds_lookup_in_huge_function(struct kunit *test)
 		why = flat_check_pc(&sec, &flat, pc);
 		KUNIT_ASSERT_NULL_MSG(test, why, "at 0x%llx: %s", pc, why);
 	}
-	flat_check_free(mem);
+	sframe_free(mem);
 }
 
 /* More distinct rules than a row word names: refused, with its reason. */

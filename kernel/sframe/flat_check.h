@@ -11,24 +11,15 @@
 
 #include <sframe/sframe.h>
 
-#ifdef __KERNEL__
-#include <linux/slab.h>
-#define flat_check_alloc(n)	kvmalloc(n, GFP_KERNEL)
-#define flat_check_free(p)	kvfree(p)
-#else
-#include <stdlib.h>
-#define flat_check_alloc(n)	malloc(n)
-#define flat_check_free(p)	free(p)
-#endif
 
 /*
  * Flatten @sec into @flat and attach it; the table's memory, to free with
- * flat_check_free(), or NULL with the error in *@err.
+ * sframe_free(), or NULL with the error in *@err.
  */
 static inline void *flat_check_build(struct sframe_section *sec,
 				     struct sframe_flat *flat, int *err)
 {
-	struct sframe_flat_builder *b = flat_check_alloc(sizeof(*b));
+	struct sframe_flat_builder *b = sframe_alloc(sizeof(*b));
 	size_t bytes = 0;
 	void *mem = NULL;
 
@@ -37,7 +28,7 @@ static inline void *flat_check_build(struct sframe_section *sec,
 		return NULL;
 	*err = sframe_flat_size(sec, b, &bytes);
 	if (!*err) {
-		mem = flat_check_alloc(bytes);
+		mem = sframe_alloc(bytes);
 		if (mem) {
 			sframe_flat_build(sec, b, mem, flat);
 			sec->flat = flat;
@@ -45,7 +36,7 @@ static inline void *flat_check_build(struct sframe_section *sec,
 			*err = -ENOMEM;
 		}
 	}
-	flat_check_free(b);
+	sframe_free(b);
 	return mem;
 }
 

@@ -83,7 +83,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 	s->charge = *charge;
 	charge->bytes = 0;
 	ret = sframe_validate(&s->sec, data, size, vaddr, options, err);
-	if (!ret && s->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+	if (!ret && s->sec.abi != sframe_arch_native.abi)
 		ret = -EPROTONOSUPPORT;
 	if (!ret)
 		ret = sframe_sec_flatten(s, err);

@@ -39,6 +39,18 @@ static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 	return true;
 }
 
+/*
+ * copy_from_user_nofault() never faults pages in, and refuses when the
+ * sampled task's mm is not the loaded one (nmi_uaccess_okay()).
+ */
+int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
+{
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   n * sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
+
 static const struct sframe_walk_ops sframe_user_ops = {
 	.read = sframe_user_read,
 	.lookup = sframe_user_lookup,
@@ -70,8 +82,8 @@ sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
 	bool full = false;
 
 	rcu_read_lock();
-	sframe_walk_start(w, regs->ip, regs->sp, regs->bp, &sframe_user_ops,
-			  &ctx);
+	sframe_walk_start(w, &sframe_arch_native, regs->ip, regs->sp, regs->bp,
+			  &sframe_user_ops, &ctx);
 	for (;;) {
 		want = min3(max, batch, (unsigned int)SFRAME_WALK_BATCH);
 		n = sframe_walk_fill(w, ips, want);

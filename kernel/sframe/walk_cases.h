@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Synthetic stacks for the walker, shared by the KUnit suite and the
- * user-space test: frames of the sid-2.47.50 test program (its .sframe is
- * in core_kunit_data.h) laid out in memory the way its prologues leave
- * them.  Each case runs the real walker over a fake memory and lists the
- * return addresses it must report and why it must stop.
+ * user-space test: frames of a real program laid out in memory the way
+ * its prologues leave them, for each machine the walk knows.  x86-64: the
+ * sid-2.47.50 test program (its .sframe is in core_kunit_data.h);
+ * AArch64: tools/testing/sframe/walk-aarch64.s (walk_aarch64_data.h).
+ * Each case runs the real walker over a fake memory and lists the return
+ * addresses it must report and why it must stop.
  *
  * Addresses in the cases are symbolic: TEXT(x) is link address x of the
  * program, loaded at WALK_BIAS; STACK(x) is byte x of the fake stack.
@@ -13,12 +15,13 @@
 #define _SFRAME_WALK_CASES_H
 
 #include <sframe/walk.h>
+#include "core_kunit_data.h"
+#include "walk_aarch64_data.h"
 
 #define WALK_BIAS		0x555555554000ULL
 #define WALK_STACK		0x7ffffffde000ULL
 #define WALK_STACK_WORDS	128
 #define WALK_MAX_FRAMES		16
-#define WALK_NO_REG		0xffffffffffffffffULL
 
 #define TEXT(x)			(WALK_BIAS + (x))
 #define STACK(x)		(WALK_STACK + (x))
@@ -32,17 +35,21 @@ struct walk_word {
 struct walk_case {
 	const char *name;
 	u64 ip, sp, fp;
-	u64 r10;			/* WALK_NO_REG: not available */
+	struct {
+		u8 num;			/* DWARF number */
+		u64 val;		/* 0: not available */
+	} reg;				/* one more register of the first frame */
+	u64 pac_bits;			/* signed return addresses carry these */
 	bool fp_ok;			/* frame pointers trusted in sframe objects */
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
 	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
-	bool musl;			/* musl's trampoline, not glibc's */
+	u8 sigreturn;			/* which of the arch's sequences it is */
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
 };
 
-static const struct walk_case walk_cases[] = {
+static const struct walk_case walk_cases_x86_64[] = {
 	{
 		/*
 		 * leaf <- recurse <- main <- outermost: SP-based rules with
@@ -52,7 +59,6 @@ static const struct walk_case walk_cases[] = {
 		 */
 		.name = "sp-based frames down to the outermost frame",
 		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG,
 		.words = {
 			{ 0x100, TEXT(0x11e0) },	/* leaf's RA, in recurse */
 			{ 0x110, STACK(0x1e0) },	/* recurse saved FP */
@@ -67,7 +73,6 @@ static const struct walk_case walk_cases[] = {
 		/* vla_user: CFA = FP + 16 while the VLA moves SP. */
 		.name = "fp-based CFA in a function with a VLA",
 		.ip = TEXT(0x1230), .sp = STACK(0x40), .fp = STACK(0x100),
-		.r10 = WALK_NO_REG,
 		.words = {
 			{ 0x100, STACK(0x130) },	/* saved FP */
 			{ 0x108, TEXT(0x10a0) },	/* RA, in main */
@@ -81,7 +86,6 @@ static const struct walk_case walk_cases[] = {
 		/* drap body: CFA = *(FP - 8), FP = *(FP), RA at CFA - 8. */
 		.name = "flex DRAP rule: CFA through a dereference",
 		.ip = TEXT(0x1330), .sp = STACK(0x20), .fp = STACK(0x80),
-		.r10 = WALK_NO_REG,
 		.words = {
 			{ 0x78, STACK(0x100) },		/* *(FP - 8): the CFA */
 			{ 0x80, STACK(0x1f0) },		/* *(FP): caller's FP */
@@ -95,7 +99,7 @@ static const struct walk_case walk_cases[] = {
 		/* drap entry: CFA = r10, known from the interrupted registers. */
 		.name = "flex rule on r10 in the interrupted frame",
 		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x1f0),
-		.r10 = STACK(0x100),
+		.reg = { 10, STACK(0x100) },
 		.words = {
 			{ 0xf8, TEXT(0x1458) },
 			{ 0x118, TEXT(0x1460) },
@@ -106,14 +110,13 @@ static const struct walk_case walk_cases[] = {
 	{
 		.name = "flex rule on r10 without the register",
 		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG,
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
 	{
 		/* Text below 0x1000 has no SFrame: follow the FP chain there. */
 		.name = "frame pointers where there is no SFrame",
 		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000,
+		.no_sframe_below = 0x1000,
 		.words = {
 			{ 0x100, TEXT(0x0800) },	/* leaf's RA, no SFrame */
 			{ 0x1f0, STACK(0x200) },	/* saved FP: end of chain */
@@ -127,14 +130,13 @@ static const struct walk_case walk_cases[] = {
 		/* In an SFrame object, a PC without a rule stops the walk... */
 		.name = "no rule and no frame-pointer promise",
 		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG,
 		.want_stop = SFRAME_STOP_NO_RULE,
 	},
 	{
 		/* ...unless the object says it keeps frame pointers. */
 		.name = "no rule, SFRAME_F_FRAME_POINTER: frame pointers",
 		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG, .fp_ok = true,
+		.fp_ok = true,
 		.words = {
 			{ 0x1f0, STACK(0x1f8) },
 			{ 0x1f8, TEXT(0x1460) },
@@ -145,26 +147,24 @@ static const struct walk_case walk_cases[] = {
 	{
 		.name = "RA slot outside the readable stack",
 		.ip = TEXT(0x11c2), .sp = STACK(WALK_STACK_WORDS * 8),
-		.fp = STACK(0x1f0), .r10 = WALK_NO_REG,
+		.fp = STACK(0x1f0),
 		.want_stop = SFRAME_STOP_READ,
 	},
 	{
 		/* FP below SP makes CFA = FP + 16 land at or below SP. */
 		.name = "CFA not above SP",
 		.ip = TEXT(0x1230), .sp = STACK(0x100), .fp = STACK(0x80),
-		.r10 = WALK_NO_REG,
 		.want_stop = SFRAME_STOP_CFA_NOT_ABOVE_SP,
 	},
 	{
 		.name = "misaligned CFA",
 		.ip = TEXT(0x1230), .sp = STACK(0x40), .fp = STACK(0x104),
-		.r10 = WALK_NO_REG,
 		.want_stop = SFRAME_STOP_MISALIGNED,
 	},
 	{
 		.name = "frame pointer below SP in the chain",
 		.ip = TEXT(0x0800), .sp = STACK(0x100), .fp = STACK(0x80),
-		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000,
+		.no_sframe_below = 0x1000,
 		.want_stop = SFRAME_STOP_FP_CHAIN,
 	},
 	{
@@ -176,7 +176,7 @@ static const struct walk_case walk_cases[] = {
 		 */
 		.name = "signal handler, glibc trampoline, interrupted frame",
 		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
+		.no_sframe_below = 0x1000, .tramp = 0x700,
 		.words = {
 			{ 0x100, TEXT(0x700) },		/* handler's RA */
 			{ 0x180, STACK(0x3f0) },	/* sigcontext bp */
@@ -191,8 +191,8 @@ static const struct walk_case walk_cases[] = {
 		/* A sample in musl's trampoline itself. */
 		.name = "sample in a musl signal trampoline",
 		.ip = TEXT(0x700), .sp = STACK(0x108), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
-		.musl = true,
+		.no_sframe_below = 0x1000, .tramp = 0x700,
+		.sigreturn = 1,			/* musl's */
 		.words = {
 			{ 0x180, STACK(0x3f0) },
 			{ 0x1a8, STACK(0x1c0) },
@@ -206,7 +206,7 @@ static const struct walk_case walk_cases[] = {
 		/* Not a trampoline: one byte differs, frame pointers as usual. */
 		.name = "almost a trampoline",
 		.ip = TEXT(0x701), .sp = STACK(0x108), .fp = STACK(0x1f0),
-		.r10 = WALK_NO_REG, .no_sframe_below = 0x1000, .tramp = 0x700,
+		.no_sframe_below = 0x1000, .tramp = 0x700,
 		.words = {
 			{ 0x1f0, STACK(0x200) },
 			{ 0x1f8, TEXT(0x0900) },
@@ -217,18 +217,179 @@ static const struct walk_case walk_cases[] = {
 	},
 };
 
+/*
+ * walk-aarch64.s: _start 0x4000b0 calls main (returns to 0x4000bc); main
+ * 0x4000c0, frame record at SP after its stp, CFA = FP + 32 from 0x4000c8,
+ * calls signed_fn (0x4000cc) and lr_only (0x4000d0); signed_fn 0x4000d8
+ * signs LR (paciasp) and keeps a record, CFA = SP + 16 from 0x4000e0,
+ * calls leaf (0x4000e8); lr_only 0x4000f4 saves LR alone at CFA - 16 from
+ * 0x4000f8, calls leaf (0x4000fc); leaf 0x400104 saves nothing.  gas 2.40
+ * marks no outermost frame: _start's RA is "in LR", which a caller's
+ * frame no longer knows, so walks end there with a register stop.
+ */
+#define WALK_AARCH64_PAC	0x003f000000000000ULL
+#define WALK_AARCH64_SIGNED(x)	(TEXT(x) | 0x002a000000000000ULL)
+
+static const struct walk_case walk_cases_aarch64[] = {
+	{
+		/*
+		 * leaf: CFA = SP, RA in LR; signed_fn's record holds a signed
+		 * RA, reported without its code; main's CFA from FP.
+		 */
+		.name = "leaf with RA in LR, signed RA, CFA from FP",
+		.ip = TEXT(0x400108), .sp = STACK(0x100), .fp = STACK(0x100),
+		.reg = { 30, TEXT(0x4000e8) },
+		.pac_bits = WALK_AARCH64_PAC,
+		.words = {
+			{ 0x100, STACK(0x110) },	/* signed_fn's record */
+			{ 0x108, WALK_AARCH64_SIGNED(0x4000cc) },
+			{ 0x110, 0 },			/* main's record */
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000e8), TEXT(0x4000cc), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		.name = "signed RA without the task's PAC mask: as read",
+		.ip = TEXT(0x400108), .sp = STACK(0x100), .fp = STACK(0x100),
+		.reg = { 30, TEXT(0x4000e8) },
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, WALK_AARCH64_SIGNED(0x4000cc) },
+		},
+		.want = { TEXT(0x4000e8), WALK_AARCH64_SIGNED(0x4000cc) },
+		.want_stop = SFRAME_STOP_NO_RULE,
+	},
+	{
+		/* At lr_only's first instruction, before it saves LR. */
+		.name = "sample at a function's entry: RA in LR",
+		.ip = TEXT(0x4000f4), .sp = STACK(0x100), .fp = STACK(0x110),
+		.reg = { 30, TEXT(0x4000d0) },
+		.words = {
+			{ 0x110, 0 },
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000d0), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* lr_only: RA at CFA - 16, FP not saved and still main's. */
+		.name = "LR saved without a frame record",
+		.ip = TEXT(0x400104), .sp = STACK(0x100), .fp = STACK(0x110),
+		.reg = { 30, TEXT(0x4000fc) },
+		.words = {
+			{ 0x100, TEXT(0x4000d0) },	/* lr_only's saved LR */
+			{ 0x110, 0 },
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000fc), TEXT(0x4000d0), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		.name = "RA in LR, LR not available",
+		.ip = TEXT(0x400104), .sp = STACK(0x100), .fp = STACK(0x110),
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* Frame records below 0x400000, then main's FP-based rule. */
+		.name = "frame records where there is no SFrame",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, TEXT(0x4000d0) },	/* into main */
+			{ 0x110, 0 },
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000d0), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/*
+		 * A frame record says nothing of where its frame ends: an
+		 * SP-based rule after it has no SP to start from.
+		 */
+		.name = "frame record, then an SP-based rule: SP unknown",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, TEXT(0x4000fc) },	/* into lr_only */
+		},
+		.want = { TEXT(0x4000fc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/*
+		 * leaf was a signal handler returning to the vDSO's
+		 * __kernel_rt_sigreturn (in LR), SP at the rt_sigframe whose
+		 * sigcontext at +544 holds x29, x30, SP and PC of leaf,
+		 * interrupted at 0x400108: its RA is the saved x30.
+		 */
+		.name = "signal handler, __kernel_rt_sigreturn, LR from the sigcontext",
+		.ip = TEXT(0x400104), .sp = STACK(0x100), .fp = STACK(0x3f0),
+		.reg = { 30, TEXT(0x2000) },
+		.no_sframe_below = 0x400000, .tramp = 0x2000,
+		.words = {
+			{ 0x320, STACK(0x380) },	/* sigcontext x29 */
+			{ 0x328, TEXT(0x4000e8) },	/* x30 */
+			{ 0x330, STACK(0x380) },	/* sp */
+			{ 0x338, TEXT(0x400108) },	/* pc */
+			{ 0x380, STACK(0x3a0) },	/* signed_fn's record */
+			{ 0x388, TEXT(0x4000cc) },
+			{ 0x3a0, 0 },			/* main's record */
+			{ 0x3a8, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x2000), TEXT(0x400108), TEXT(0x4000e8),
+			  TEXT(0x4000cc), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+};
+
+/* A machine, a program's .sframe and the cases walked over it. */
+struct walk_suite {
+	const char *name;
+	const struct sframe_arch *arch;
+	const u8 *sframe;
+	u32 size;
+	u64 vaddr;
+	const struct walk_case *cases;
+	unsigned int nr_cases;
+};
+
+static const struct walk_suite walk_suite_x86_64 = {
+	"x86-64", &sframe_arch_x86_64, sid_prog, sizeof(sid_prog),
+	PROG_SFRAME_VADDR, walk_cases_x86_64, ARRAY_SIZE(walk_cases_x86_64),
+};
+
+static const struct walk_suite walk_suite_aarch64 = {
+	"aarch64", &sframe_arch_aarch64, walk_aarch64_sframe,
+	sizeof(walk_aarch64_sframe), WALK_AARCH64_SFRAME_VADDR,
+	walk_cases_aarch64, ARRAY_SIZE(walk_cases_aarch64),
+};
+
 /* The fake process a case runs in. */
 struct walk_env {
+	const struct walk_suite *suite;
 	const struct walk_case *c;
 	const struct sframe_section *sec;
 	unsigned int lookups;		/* calls of the lookup callback */
 	u64 stack[WALK_STACK_WORDS];
 };
 
-/* The trampoline's bytes, as little-endian words. */
-#define WALK_GLIBC_SIGRETURN0	0x0f0000000fc0c748ULL
-#define WALK_GLIBC_SIGRETURN1	0x9090909090909005ULL
-#define WALK_MUSL_SIGRETURN0	0x90050f0000000fb8ULL
+/*
+ * Word @i of the case's trampoline, the bytes the sequence leaves open
+ * filled with nops (0x90, the x86-64 one; any filler would do).
+ */
+static u64 walk_env_tramp_word(const struct walk_env *env, unsigned int i)
+{
+	const struct sframe_insn_seq *seq =
+		&env->suite->arch->sigreturn[env->c->sigreturn];
+
+	if (i >= seq->nr_words)
+		return 0x9090909090909090ULL;
+	return seq->word[i] | (~seq->mask[i] & 0x9090909090909090ULL);
+}
 
 static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 {
@@ -237,13 +398,13 @@ static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 
 	if (c->tramp && (addr == TEXT(c->tramp) || addr == TEXT(c->tramp + 1))) {
 		/* the "almost" case reads at tramp + 1: no match */
-		*val = c->musl ? WALK_MUSL_SIGRETURN0 : WALK_GLIBC_SIGRETURN0;
+		*val = walk_env_tramp_word(env, 0);
 		if (addr != TEXT(c->tramp))
 			*val >>= 8;
 		return 0;
 	}
 	if (c->tramp && addr == TEXT(c->tramp + 8)) {
-		*val = WALK_GLIBC_SIGRETURN1;
+		*val = walk_env_tramp_word(env, 1);
 		return 0;
 	}
 	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||
@@ -279,7 +440,7 @@ static void walk_env_lookup(void *ctx, u64 ip, struct sframe_where *where)
 		return;
 	}
 	where->start = split;
-	where->end = TEXT(0x100000);
+	where->end = ~0ULL;
 	where->sec = env->sec;
 	where->fp_ok = env->c->fp_ok;
 }
@@ -288,9 +449,9 @@ static bool walk_env_reg(void *ctx, unsigned int reg, u64 *val)
 {
 	struct walk_env *env = ctx;
 
-	if (reg != 10 || env->c->r10 == WALK_NO_REG)
+	if (reg != env->c->reg.num || !env->c->reg.val)
 		return false;
-	*val = env->c->r10;
+	*val = env->c->reg.val;
 	return true;
 }
 
@@ -300,14 +461,19 @@ static const struct sframe_walk_ops walk_env_ops = {
 	.reg = walk_env_reg,
 };
 
-/* Run case @c; fills @got (0-terminated) and returns the stop reason. */
-static enum sframe_walk_stop walk_case_run(const struct walk_case *c,
+/*
+ * Run case @c of @suite over @sec (its program's section); fills @got
+ * (0-terminated) and returns the stop reason.
+ */
+static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
+					   const struct walk_case *c,
 					   const struct sframe_section *sec,
 					   struct walk_env *env, u64 *got)
 {
 	struct sframe_walk w;
 	unsigned int i, n = 0;
 
+	env->suite = suite;
 	env->c = c;
 	env->sec = sec;
 	env->lookups = 0;
@@ -317,7 +483,10 @@ static enum sframe_walk_stop walk_case_run(const struct walk_case *c,
 		if (c->words[i].off || c->words[i].val)
 			env->stack[c->words[i].off / 8] = c->words[i].val;
 
-	sframe_walk_start(&w, c->ip, c->sp, c->fp, &walk_env_ops, env);
+	sframe_walk_start(&w, suite->arch, c->ip, c->sp, c->fp, &walk_env_ops,
+			  env);
+	if (c->pac_bits)
+		sframe_walk_strip_ra(&w, c->pac_bits);
 	while (n < WALK_MAX_FRAMES - 1 && sframe_walk_next(&w))
 		got[n++] = w.ip;
 	got[n] = 0;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the walker's step logic: the synthetic stacks of
- * walk_cases.h, in kernel memory, over the sid-2.47.50 test program's
- * .sframe, found by decoding and again through its flattened table.
+ * walk_cases.h, in kernel memory, over an x86-64 and an AArch64 program's
+ * .sframe, found by decoding and again through the flattened table.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -10,7 +10,6 @@
 #include <linux/string.h>
 
 #include <sframe/walk.h>
-#include "core_kunit_data.h"
 #include "flat_check.h"
 #include "walk_cases.h"
 
@@ -19,23 +18,26 @@ static void walk_case_desc(const struct walk_case *c, char *desc)
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(walk, walk_cases, walk_case_desc);
+KUNIT_ARRAY_PARAM(walk_x86_64, walk_cases_x86_64, walk_case_desc);
+KUNIT_ARRAY_PARAM(walk_aarch64, walk_cases_aarch64, walk_case_desc);
 
-static void walk_expect(struct kunit *test, const struct walk_case *c,
+static void walk_expect(struct kunit *test, const struct walk_suite *suite,
+			const struct walk_case *c,
 			const struct sframe_section *sec, struct walk_env *env,
 			u64 *got, const char *how)
 {
+	enum sframe_walk_stop stop = walk_case_run(suite, c, sec, env, got);
 	unsigned int k;
 
-	KUNIT_EXPECT_STREQ_MSG(test,
-			       sframe_walk_stop_str(walk_case_run(c, sec, env, got)),
+	KUNIT_EXPECT_STREQ_MSG(test, sframe_walk_stop_str(stop),
 			       sframe_walk_stop_str(c->want_stop), "%s", how);
 	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "%s: frame %u",
 				    how, k);
 }
 
-static void sframe_walk_reports_callers_and_stop_reason(struct kunit *test)
+/* The current case of @suite, decoded and through the flattened table. */
+static void walk_suite_case(struct kunit *test, const struct walk_suite *suite)
 {
 	const struct walk_case *c = test->param_value;
 	struct sframe_section sec;
@@ -45,24 +47,36 @@ static void sframe_walk_reports_callers_and_stop_reason(struct kunit *test)
 	u64 *got;
 	int err;
 
-	KUNIT_ASSERT_EQ(test, sframe_validate(&sec, sid_prog, sizeof(sid_prog),
-					      PROG_SFRAME_VADDR,
+	KUNIT_ASSERT_EQ(test, sframe_validate(&sec, suite->sframe, suite->size,
+					      suite->vaddr,
 					      SFRAME_REQUIRE_SORTED, NULL), 0);
 	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	got = kunit_kcalloc(test, WALK_MAX_FRAMES, sizeof(*got), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 
-	walk_expect(test, c, &sec, env, got, "decoded");
+	walk_expect(test, suite, c, &sec, env, got, "decoded");
 	mem = flat_check_build(&sec, &flat, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, mem, "flattening: %d", err);
-	walk_expect(test, c, &sec, env, got, "flat table");
-	flat_check_free(mem);
+	walk_expect(test, suite, c, &sec, env, got, "flat table");
+	sframe_free(mem);
+}
+
+static void sframe_walk_x86_64_reports_callers_and_stop_reason(struct kunit *test)
+{
+	walk_suite_case(test, &walk_suite_x86_64);
+}
+
+static void sframe_walk_aarch64_reports_callers_and_stop_reason(struct kunit *test)
+{
+	walk_suite_case(test, &walk_suite_aarch64);
 }
 
 static struct kunit_case sframe_walk_cases[] = {
-	KUNIT_CASE_PARAM(sframe_walk_reports_callers_and_stop_reason,
-			 walk_gen_params),
+	KUNIT_CASE_PARAM(sframe_walk_x86_64_reports_callers_and_stop_reason,
+			 walk_x86_64_gen_params),
+	KUNIT_CASE_PARAM(sframe_walk_aarch64_reports_callers_and_stop_reason,
+			 walk_aarch64_gen_params),
 	{}
 };
 

@@ -1,46 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One step of a user-stack walk (x86-64): the SFrame rule for the IP when
- * there is one, else the frame-pointer chain where it can be trusted.
- * Each way to give up is explicit and counted by the caller.
+ * One step of a user-stack walk: the SFrame rule for the IP when there is
+ * one, else a signal frame or the frame-pointer chain where it can be
+ * trusted.  What differs between machines comes from the walk's struct
+ * sframe_arch.  Each way to give up is explicit and counted by the caller.
  */
 #include <sframe/walk.h>
 
-#define WORD	8			/* x86-64 stack word */
+#define WORD	SFRAME_ARCH_WORD
 
 /*
- * The module's walk is built with SFRAME_WALK_USER_OPS: its callbacks are
- * then called directly when they are the ones in @ops, sparing a retpoline
- * per stack read and per lookup.  Tests pass their own and take the
- * indirect call.
+ * The module's own callbacks are called directly when they are the ones
+ * in @ops (compat.h: sframe_walk_call), sparing a retpoline per stack
+ * read and per lookup; tests pass their own and take the indirect call.
  */
-#ifdef SFRAME_WALK_USER_OPS
-#include <linux/indirect_call_wrapper.h>
-#include <linux/uaccess.h>
-
-/*
- * The module's read callback is defined here, so that the walk's reads
- * inline it: copy_from_user_nofault() never faults pages in, and refuses
- * when the sampled task's mm is not the loaded one (nmi_uaccess_okay()).
- */
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
-{
-	if (copy_from_user_nofault(val, (const void __user *)addr,
-				   n * sizeof(*val)))
-		return -EFAULT;
-	return 0;
-}
-
 #define sframe_read(w, addr, val, n)					\
-	INDIRECT_CALL_1((w)->ops->read, sframe_user_read, (w)->ctx,	\
-			addr, val, n)
+	sframe_walk_call((w)->ops->read, sframe_user_read, (w)->ctx,	\
+			 addr, val, n)
 #define sframe_lookup(w, ip, where)					\
-	INDIRECT_CALL_1((w)->ops->lookup, sframe_user_lookup, (w)->ctx,	\
-			ip, where)
-#else
-#define sframe_read(w, addr, val, n)	((w)->ops->read((w)->ctx, addr, val, n))
-#define sframe_lookup(w, ip, where)	((w)->ops->lookup((w)->ctx, ip, where))
-#endif
+	sframe_walk_call((w)->ops->lookup, sframe_user_lookup, (w)->ctx, \
+			 ip, where)
 
 static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
 	[SFRAME_STOP_NONE] = "none",
@@ -61,11 +40,27 @@ const char *sframe_walk_stop_str(enum sframe_walk_stop stop)
 	return sframe_stop_names[stop];
 }
 
-void sframe_walk_start(struct sframe_walk *w, u64 ip, u64 sp, u64 fp,
+/**
+ * sframe_walk_start() - begin a walk from an interrupted frame
+ * @w: the walk
+ * @arch: the machine the stack belongs to
+ * @ip: interrupted instruction pointer
+ * @sp: interrupted stack pointer
+ * @fp: interrupted frame pointer
+ * @ops: how to read memory, find sections and read other registers
+ * @ctx: passed to @ops
+ *
+ * Return addresses are used as read.  On a machine that signs them
+ * (AArch64 pointer authentication), sframe_walk_strip_ra() says which
+ * bits to clear.
+ */
+void sframe_walk_start(struct sframe_walk *w, const struct sframe_arch *arch,
+		       u64 ip, u64 sp, u64 fp,
 		       const struct sframe_walk_ops *ops, void *ctx)
 {
 	*w = (struct sframe_walk){
-		.ip = ip, .sp = sp, .fp = fp, .first = true,
+		.arch = arch, .ip = ip, .sp = sp, .fp = fp,
+		.ra_mask = ~0ULL, .first = true, .sp_exact = true,
 		.stop = SFRAME_STOP_NONE, .ops = ops, .ctx = ctx,
 	};
 }
@@ -77,19 +72,25 @@ static bool sframe_walk_fail(struct sframe_walk *w, enum sframe_walk_stop stop)
 }
 
 /*
- * SP and FP are known in every frame; other registers only in the first.
+ * SP (when exact) and FP are known in every frame; the return-address
+ * register after a signal frame; other registers only in the first frame.
  * Every SFrame step asks for the CFA's base: inline, not a call.
  */
 static __always_inline bool sframe_reg_value(struct sframe_walk *w,
-					     const struct sframe_section *sec,
 					     unsigned int reg, u64 *val)
 {
-	if (reg == sec->sp_reg) {
+	const struct sframe_arch *arch = w->arch;
+
+	if (reg == arch->sp_reg && w->sp_exact) {
 		*val = w->sp;
 		return true;
 	}
-	if (reg == sec->fp_reg) {
+	if (reg == arch->fp_reg) {
 		*val = w->fp;
+		return true;
+	}
+	if (reg == arch->ra_reg && w->ra_known) {
+		*val = w->ra;
 		return true;
 	}
 	return w->first && w->ops->reg && w->ops->reg(w->ctx, reg, val);
@@ -97,7 +98,6 @@ static __always_inline bool sframe_reg_value(struct sframe_walk *w,
 
 /* Value of @loc given the CFA: SFRAME_STOP_NONE or why it cannot be had. */
 static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
-					      const struct sframe_section *sec,
 					      const struct sframe_loc *loc,
 					      u64 cfa, u64 *val)
 {
@@ -110,7 +110,7 @@ static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
 		return SFRAME_STOP_NONE;
 	case SFRAME_LOC_REG:
 	case SFRAME_LOC_AT_REG:
-		if (!sframe_reg_value(w, sec, loc->reg, &base))
+		if (!sframe_reg_value(w, loc->reg, &base))
 			return SFRAME_STOP_REGISTER;
 		*val = base + loc->offset;
 		if (loc->kind == SFRAME_LOC_AT_REG &&
@@ -118,17 +118,17 @@ static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
 			return SFRAME_STOP_READ;
 		return SFRAME_STOP_NONE;
 	default:
-		/* Left in a register (not x86-64's RA), or undefined. */
+		/* Undefined: nothing to recover. */
 		return SFRAME_STOP_REGISTER;
 	}
 }
 
 /*
  * The caller's RA and FP, given the CFA.  In the common frame the FP is
- * saved just below the RA: one read fetches both.
+ * saved just below the RA: one read fetches both.  An RA not saved is
+ * still in the register the call left it in (AArch64's LR).
  */
 static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
-					       const struct sframe_section *sec,
 					       const struct sframe_rule *rule,
 					       u64 cfa, u64 *ra, u64 *fp)
 {
@@ -144,14 +144,17 @@ static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
 		*ra = pair[1];
 		return SFRAME_STOP_NONE;
 	}
-	stop = sframe_loc_value(w, sec, &rule->ra, cfa, ra);
+	if (rule->ra.kind == SFRAME_LOC_SAME)
+		stop = sframe_reg_value(w, w->arch->ra_reg, ra) ?
+		       SFRAME_STOP_NONE : SFRAME_STOP_REGISTER;
+	else
+		stop = sframe_loc_value(w, &rule->ra, cfa, ra);
 	if (!stop && rule->fp.kind != SFRAME_LOC_SAME)
-		stop = sframe_loc_value(w, sec, &rule->fp, cfa, fp);
+		stop = sframe_loc_value(w, &rule->fp, cfa, fp);
 	return stop;
 }
 
 static bool sframe_walk_rule(struct sframe_walk *w,
-			     const struct sframe_section *sec,
 			     const struct sframe_rule *rule)
 {
 	enum sframe_walk_stop stop;
@@ -160,28 +163,40 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 	if (rule->flags & SFRAME_RULE_OUTERMOST)
 		return sframe_walk_fail(w, SFRAME_STOP_OUTERMOST);
 
-	if (!sframe_reg_value(w, sec, rule->cfa.reg, &cfa))
+	if (!sframe_reg_value(w, rule->cfa.reg, &cfa))
 		return sframe_walk_fail(w, SFRAME_STOP_REGISTER);
 	cfa += rule->cfa.offset;
 	if (rule->cfa.kind == SFRAME_LOC_AT_REG && sframe_read(w, cfa, &cfa, 1))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
-	if (cfa <= w->sp)
+	/*
+	 * The stack must grow up.  A frame that saved nothing (an AArch64
+	 * leaf: CFA = SP, RA in LR) is the one exception, and cannot repeat:
+	 * the register is known only in the first frame or after a signal.
+	 */
+	if (cfa < w->sp ||
+	    (cfa == w->sp && rule->ra.kind != SFRAME_LOC_SAME))
 		return sframe_walk_fail(w, SFRAME_STOP_CFA_NOT_ABOVE_SP);
 	if (cfa & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 
-	stop = sframe_saved_regs(w, sec, rule, cfa, &ra, &fp);
+	stop = sframe_saved_regs(w, rule, cfa, &ra, &fp);
 	if (stop)
 		return sframe_walk_fail(w, stop);
 
-	w->ip = ra;
+	w->ip = ra & w->ra_mask;
 	w->sp = cfa;
+	w->sp_exact = true;
 	w->fp = fp;
+	w->ra_known = false;
 	w->sframe_steps++;
 	return true;
 }
 
-/* The classic frame: saved FP at *FP, return address just above it. */
+/*
+ * A frame record: saved FP at *FP, return address just above it.  Where
+ * the record ends the frame (x86-64), the caller's SP is just above it;
+ * elsewhere that is only a lower bound, which the chain check still uses.
+ */
 static bool sframe_walk_fp(struct sframe_walk *w)
 {
 	u64 frame[2];			/* saved FP, return address */
@@ -193,58 +208,67 @@ static bool sframe_walk_fp(struct sframe_walk *w)
 	if (sframe_read(w, w->fp, frame, 2))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 
-	w->ip = frame[1];
+	w->ip = frame[1] & w->ra_mask;
 	w->sp = w->fp + 2 * WORD;
+	w->sp_exact = w->arch->record_sets_sp;
 	w->fp = frame[0];
+	w->ra_known = false;
 	w->fp_steps++;
 	return true;
 }
 
 /*
- * x86-64 rt_sigreturn trampolines, where a signal handler returns: glibc's
- * "mov $15, %rax; syscall" and musl's "mov $15, %eax; syscall".  Text
- * is read like the stack, through the read callback, so a page that is
- * not present just means "not a trampoline".
+ * Is w->ip at one of the machine's rt_sigreturn sequences?  Text is read
+ * like the stack, through the read callback, so a page that is not
+ * present just means "not a trampoline".
  */
-#define SIGRETURN_GLIBC		0x0f0000000fc0c748ULL	/* then 05 */
-#define SIGRETURN_MUSL		0x00050f0000000fb8ULL
-#define SIGRETURN_MUSL_MASK	0x00ffffffffffffffULL
-
 static bool sframe_at_sigreturn(struct sframe_walk *w)
 {
-	u64 a, b;
+	const struct sframe_arch *arch = w->arch;
+	bool have_second = false;
+	unsigned int i;
+	u64 code[2];
 
-	if (sframe_read(w, w->ip, &a, 1))
+	if (!arch->nr_sigreturn || sframe_read(w, w->ip, &code[0], 1))
 		return false;
-	if ((a & SIGRETURN_MUSL_MASK) == SIGRETURN_MUSL)
-		return true;
-	return a == SIGRETURN_GLIBC && !sframe_read(w, w->ip + 8, &b, 1) &&
-	       (b & 0xff) == 0x05;
+	for (i = 0; i < arch->nr_sigreturn; i++) {
+		const struct sframe_insn_seq *seq = &arch->sigreturn[i];
+
+		if ((code[0] & seq->mask[0]) != seq->word[0])
+			continue;
+		if (seq->nr_words < 2)
+			return true;
+		if (!have_second && sframe_read(w, w->ip + WORD, &code[1], 1))
+			continue;
+		have_second = true;
+		if ((code[1] & seq->mask[1]) == seq->word[1])
+			return true;
+	}
+	return false;
 }
 
 /*
- * In the trampoline, SP points at the ucontext of the rt_sigframe the
- * kernel pushed; its uc_mcontext holds the interrupted registers.
+ * In the trampoline, SP points into the signal frame the kernel pushed,
+ * which holds the interrupted registers (struct sframe_arch: sigframe).
  */
-#define UC_MCONTEXT		40	/* flags, link, stack_t */
-#define SIGCONTEXT_BP		80	/* then bx, dx, ax, cx, sp, ip */
-#define SIGCONTEXT_WORDS	7
-#define SIGCONTEXT_SP_WORD	5
-#define SIGCONTEXT_IP_WORD	6
-
 static bool sframe_walk_sigframe(struct sframe_walk *w)
 {
-	u64 regs[SIGCONTEXT_WORDS];
+	const struct sframe_arch *arch = w->arch;
+	u64 regs[SFRAME_ARCH_MAX_SIGFRAME_WORDS];
 
-	if (sframe_read(w, w->sp + UC_MCONTEXT + SIGCONTEXT_BP, regs,
-			SIGCONTEXT_WORDS))
+	if (sframe_read(w, w->sp + arch->sigframe.offset, regs,
+			arch->sigframe.words))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
-	if (regs[SIGCONTEXT_SP_WORD] & (WORD - 1))
+	if (regs[arch->sigframe.sp] & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 
-	w->ip = regs[SIGCONTEXT_IP_WORD];
-	w->sp = regs[SIGCONTEXT_SP_WORD];
-	w->fp = regs[0];
+	w->ip = regs[arch->sigframe.ip];
+	w->sp = regs[arch->sigframe.sp];
+	w->sp_exact = true;
+	w->fp = regs[arch->sigframe.fp];
+	w->ra_known = arch->sigframe.ra != SFRAME_ARCH_NO_REG;
+	if (w->ra_known)
+		w->ra = regs[arch->sigframe.ra];
 	w->signal_steps++;
 	return true;
 }
@@ -332,6 +356,9 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 	if (pc < where->start || pc >= where->end) {
 		*where = (struct sframe_where){ .fp_ok = true };
 		sframe_lookup(w, pc, where);
+		/* Another machine's section has no rules for this one. */
+		if (where->sec && where->sec->abi != w->arch->abi)
+			where->sec = NULL;
 	}
 	*rulep = scratch;
 	if (where->sec && where->sec->flat)
@@ -367,7 +394,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	how = sframe_walk_how(w, pc, &rulep, &scratch);
 	switch (how) {
 	case SFRAME_STEP_RULE:
-		stepped = sframe_walk_rule(w, w->where.sec, rulep);
+		stepped = sframe_walk_rule(w, rulep);
 		break;
 	case SFRAME_STEP_SIGNAL:
 		stepped = sframe_walk_sigframe(w);

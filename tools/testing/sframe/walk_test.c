@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The walker's step logic on synthetic stacks, in user space: the cases of
- * kernel/sframe/walk_cases.h, which the KUnit suite runs in the kernel.
- * Each runs twice: rules found by decoding, then by the flattened table.
+ * kernel/sframe/walk_cases.h, which the KUnit suite runs in the kernel,
+ * for x86-64 and AArch64.  Each runs twice: rules found by decoding, then
+ * by the flattened table.
  *
  * usage: walk_test FIXTURES_DIR
  */
@@ -14,58 +15,75 @@
 #include "../../../kernel/sframe/walk_cases.h"
 #include "tap.h"
 
-static void run_cases(const struct sframe_section *sec, const char *how)
+static void run_cases(const struct walk_suite *suite,
+		      const struct sframe_section *sec, const char *how)
 {
 	static struct walk_env env;
 	unsigned int i, k;
 
-	for (i = 0; i < ARRAY_SIZE(walk_cases); i++) {
-		const struct walk_case *c = &walk_cases[i];
+	for (i = 0; i < suite->nr_cases; i++) {
+		const struct walk_case *c = &suite->cases[i];
 		u64 got[WALK_MAX_FRAMES];
 		enum sframe_walk_stop stop;
 		bool same = true;
 
-		stop = walk_case_run(c, sec, &env, got);
+		stop = walk_case_run(suite, c, sec, &env, got);
 		for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 			same &= c->want[k] == got[k];
-		if (!tap_ok(same && stop == c->want_stop, "%s, %s: %s", c->name,
-			    how, sframe_walk_stop_str(c->want_stop))) {
+		if (!tap_ok(same && stop == c->want_stop, "%s: %s, %s: %s",
+			    suite->name, c->name, how,
+			    sframe_walk_stop_str(c->want_stop))) {
 			for (k = 0; got[k]; k++)
 				tap_diag("frame %u: 0x%" PRIx64, k, got[k]);
 			tap_diag("stopped: %s", sframe_walk_stop_str(stop));
 		}
 		/* Every frame in one object: the walk asks once. */
 		if (!c->no_sframe_below && !c->tramp)
-			tap_ok(env.lookups == 1, "%s, %s: one lookup (%u)",
-			       c->name, how, env.lookups);
+			tap_ok(env.lookups == 1, "%s: %s, %s: one lookup (%u)",
+			       suite->name, c->name, how, env.lookups);
 	}
+}
+
+/* A suite's cases over its section, decoded and through the flat table. */
+static void run_suite(const struct walk_suite *suite)
+{
+	struct sframe_section sec;
+	struct sframe_flat flat;
+	void *mem;
+	int err;
+
+	if (!tap_ok(sframe_validate(&sec, suite->sframe, suite->size,
+				    suite->vaddr, SFRAME_REQUIRE_SORTED,
+				    NULL) == 0, "%s: the section validates",
+		    suite->name))
+		return;
+	run_cases(suite, &sec, "decoded");
+	mem = flat_check_build(&sec, &flat, &err);
+	if (tap_ok(mem != NULL, "%s: the section flattens (%d)", suite->name,
+		   err))
+		run_cases(suite, &sec, "flat table");
+	sframe_free(mem);
 }
 
 int main(int argc, char **argv)
 {
 	char path[1024], msg[SFRAME_MSG_MAX];
-	struct sframe_section sec;
-	struct sframe_flat flat;
 	struct sframe_input in;
-	void *mem;
-	int err;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
 		return 2;
 	}
+	/* The x86-64 cases' section is the fixture program's, byte for byte. */
 	snprintf(path, sizeof(path), "%s/sframe/sid-2.47.50/prog", argv[1]);
-	if (!tap_ok(sframe_input_load(&in, path, false, msg, sizeof(msg)) == 0 &&
-		    sframe_validate(&sec, in.bytes, (u32)in.size, in.vaddr,
-				    SFRAME_REQUIRE_SORTED, NULL) == 0,
-		    "sid-2.47.50/prog loads"))
-		return tap_done();
-
-	run_cases(&sec, "decoded");
-	mem = flat_check_build(&sec, &flat, &err);
-	if (tap_ok(mem != NULL, "sid-2.47.50/prog flattens (%d)", err))
-		run_cases(&sec, "flat table");
-	free(mem);
-	sframe_input_free(&in);
+	if (tap_ok(sframe_input_load(&in, path, false, msg, sizeof(msg)) == 0,
+		   "sid-2.47.50/prog loads")) {
+		tap_ok(in.size == sizeof(sid_prog) && in.vaddr == PROG_SFRAME_VADDR &&
+		       !memcmp(in.bytes, sid_prog, in.size),
+		       "the x86-64 cases walk sid-2.47.50/prog's .sframe");
+		sframe_input_free(&in);
+	}
+	run_suite(&walk_suite_x86_64);
+	run_suite(&walk_suite_aarch64);
 	return tap_done();
 }

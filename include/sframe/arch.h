@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the generic walk needs to know of a machine, as data: register
+ * numbers, where a call leaves the return address, how a frame record is
+ * laid out, the rt_sigreturn trampolines and the signal frame.  One file
+ * per architecture (kernel/sframe/arch/) fills a struct sframe_arch; the
+ * walk holds a pointer to one, so the same core walks x86-64 stacks in the
+ * x86-64 module and AArch64 stacks in the arm64 one, and the tests walk
+ * both on any machine.  Code words are compared as little-endian.
+ */
+#ifndef _SFRAME_ARCH_H
+#define _SFRAME_ARCH_H
+
+#include "compat.h"
+
+/* A register the architecture does not have. */
+#define SFRAME_ARCH_NO_REG	0xff
+
+/* An instruction sequence: @nr_words 8-byte words, bits under @mask. */
+struct sframe_insn_seq {
+	u64 word[2];
+	u64 mask[2];
+	unsigned int nr_words;
+};
+
+/* Most sigreturn sequences an architecture lists. */
+#define SFRAME_ARCH_MAX_SIGRETURN	2
+/* Most words a walk reads from a signal frame. */
+#define SFRAME_ARCH_MAX_SIGFRAME_WORDS	8
+
+/**
+ * struct sframe_arch - one architecture's facts for the walk
+ * @name: as the tools print it
+ * @abi: the SFRAME_ABI_* of its sections (little-endian)
+ * @sp_reg: DWARF number of the stack pointer
+ * @fp_reg: DWARF number of the frame pointer
+ * @ra_reg: DWARF number of the register a call leaves the return address
+ *	in (AArch64's LR), or SFRAME_ARCH_NO_REG when the call pushes it
+ * @record_sets_sp: a frame record at FP ends the caller's frame, so the
+ *	caller's SP is FP plus the record (x86-64's push/mov prologue); when
+ *	false the record may lie anywhere in the frame (AArch64) and a step
+ *	by frame records leaves the caller's SP unknown
+ * @sigreturn: the rt_sigreturn sequences a signal handler returns to
+ * @nr_sigreturn: how many
+ * @sigframe: where the interrupted registers are when the trampoline
+ *	runs: @sigframe.offset bytes above SP, @sigframe.words words, of
+ *	which @sigframe.ip, .sp, .fp and .ra are the indexes (.ra:
+ *	SFRAME_ARCH_NO_REG when @ra_reg is)
+ */
+struct sframe_arch {
+	const char *name;
+	u8 abi;
+	u8 sp_reg;
+	u8 fp_reg;
+	u8 ra_reg;
+	bool record_sets_sp;
+	struct sframe_insn_seq sigreturn[SFRAME_ARCH_MAX_SIGRETURN];
+	unsigned int nr_sigreturn;
+	struct {
+		u16 offset;
+		u8 words;
+		u8 ip;
+		u8 sp;
+		u8 fp;
+		u8 ra;
+	} sigframe;
+};
+
+/* Stack words and frame records are 8 bytes on both. */
+#define SFRAME_ARCH_WORD	8
+
+extern const struct sframe_arch sframe_arch_x86_64;
+extern const struct sframe_arch sframe_arch_aarch64;
+
+#endif /* _SFRAME_ARCH_H */

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AArch64's facts for the walk: the call leaves the return address in
+ * LR (x30), a frame record {FP, LR} may sit anywhere in its frame, and a
+ * signal handler returns to the vDSO's __kernel_rt_sigreturn with SP at
+ * the rt_sigframe: siginfo, then the ucontext.
+ */
+#include <sframe/arch.h>
+#include <sframe/format.h>
+
+#define AARCH64_SIGINFO		128	/* sizeof(siginfo_t) */
+#define AARCH64_UC_MCONTEXT	176	/* in struct ucontext, 16-aligned */
+#define AARCH64_SC_X29		240	/* fault_address, x0-x28 */
+
+const struct sframe_arch sframe_arch_aarch64 = {
+	.name = "aarch64",
+	.abi = SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
+	.sp_reg = 31,
+	.fp_reg = 29,
+	.ra_reg = 30,
+	.record_sets_sp = false,
+	.sigreturn = {
+		/* mov x8, #__NR_rt_sigreturn; svc #0 */
+		{
+			.word = { 0xd4000001d2801168ULL },
+			.mask = { ~0ULL },
+			.nr_words = 1,
+		},
+	},
+	.nr_sigreturn = 1,
+	/* sigcontext from x29: x29, x30, sp, pc */
+	.sigframe = {
+		.offset = AARCH64_SIGINFO + AARCH64_UC_MCONTEXT +
+			  AARCH64_SC_X29,
+		.words = 4, .fp = 0, .ra = 1, .sp = 2, .ip = 3,
+	},
+};

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64's facts for the walk: the call pushes the return address, the
+ * frame record is the push %rbp / mov %rsp,%rbp pair at the top of the
+ * frame, and a signal handler returns to a trampoline whose SP points at
+ * the rt_sigframe's ucontext.
+ */
+#include <sframe/arch.h>
+#include <sframe/format.h>
+
+/* struct ucontext: flags, link and stack_t precede uc_mcontext. */
+#define X86_64_UC_MCONTEXT	40
+/* struct sigcontext: r8-r15, rdi and rsi precede rbp. */
+#define X86_64_SC_RBP		80
+
+const struct sframe_arch sframe_arch_x86_64 = {
+	.name = "x86-64",
+	.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+	.sp_reg = 7,
+	.fp_reg = 6,
+	.ra_reg = SFRAME_ARCH_NO_REG,
+	.record_sets_sp = true,
+	.sigreturn = {
+		/* glibc: mov $15, %rax; syscall */
+		{
+			.word = { 0x0f0000000fc0c748ULL, 0x05 },
+			.mask = { ~0ULL, 0xff },
+			.nr_words = 2,
+		},
+		/* musl: mov $15, %eax; syscall */
+		{
+			.word = { 0x00050f0000000fb8ULL },
+			.mask = { 0x00ffffffffffffffULL },
+			.nr_words = 1,
+		},
+	},
+	.nr_sigreturn = 2,
+	/* sigcontext from rbp: rbp, rbx, rdx, rax, rcx, rsp, rip */
+	.sigframe = {
+		.offset = X86_64_UC_MCONTEXT + X86_64_SC_RBP,
+		.words = 7, .fp = 0, .sp = 5, .ip = 6,
+		.ra = SFRAME_ARCH_NO_REG,
+	},
+};
