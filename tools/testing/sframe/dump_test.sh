@@ -3,8 +3,9 @@
 #
 # sframectl against the toolchains' own output: dumps byte-identical to
 # binutils 2.47's `objdump --sframe` for v2 and v3, the same layout for v1
-# (compared with 2.40's dump, less its two known layout differences), the
-# binutils test suite's expected dumps, and check's exit codes.
+# (compared with 2.40's dump, less its two known layout differences), an
+# AArch64 v1 dump identical to 2.40's cross objdump, the binutils test
+# suite's expected dumps, and check's exit codes.
 #
 # usage: dump_test.sh SFRAMECTL FIXTURES_DIR
 
@@ -52,6 +53,21 @@ for f in prog.o hand.o; do
 	v1_layout "$FX/bookworm-2.40/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
 	ok $? "dump --raw bookworm-2.40/$f.sframe.bin (v1) matches objdump 2.40"
 done
+
+# AArch64 (v1, signed return addresses shown as "[s]"): the walk cases'
+# program as Debian 12's cross binutils 2.40 assembles and links it.
+SRC=$(dirname "$0")/walk-aarch64.s
+if aarch64-linux-gnu-as --gsframe -o "$TMP/a64.o" "$SRC" &&
+   aarch64-linux-gnu-ld -e _start -o "$TMP/a64" "$TMP/a64.o"; then
+	"$SFRAMECTL" dump "$TMP/a64" >"$TMP/out"
+	aarch64-linux-gnu-objdump --sframe=.sframe "$TMP/a64" | tail -n +4 |
+		cmp -s - "$TMP/out"
+	ok $? "dump of an AArch64 v1 section is byte-identical to objdump 2.40"
+	"$SFRAMECTL" check "$TMP/a64" >"$TMP/out"
+	ok $? "check: the AArch64 section is valid (exit 0)"
+else
+	ok 1 "AArch64 cross binutils (binutils-aarch64-linux-gnu) assemble walk-aarch64.s"
+fi
 
 # binutils' own expected dumps: one regular expression per line, "#..."
 # skips lines.
