@@ -72,4 +72,11 @@ struct sframe_arch {
 extern const struct sframe_arch sframe_arch_x86_64;
 extern const struct sframe_arch sframe_arch_aarch64;
 
+/* The machine this code is built for: the module walks its stacks. */
+#if defined(__x86_64__)
+#define sframe_arch_native	sframe_arch_x86_64
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define sframe_arch_native	sframe_arch_aarch64
+#endif
+
 #endif /* _SFRAME_ARCH_H */

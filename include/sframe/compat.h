@@ -8,7 +8,9 @@
  *   get_unaligned_{le,be}{16,32,64}()
  *   sframe_alloc(), sframe_free(): large buffers (tests' flattened tables)
  *   sframe_walk_call(f, direct, args...): call @f, directly when it is
- *	@direct (the module's own walk callbacks, SFRAME_WALK_USER_OPS)
+ *	@direct (the module's own walk callbacks, SFRAME_WALK_USER_OPS);
+ *   sframe_walk_read(f, ctx, addr, val, n): call the read callback @f,
+ *	inline when it is the module's
  */
 #ifndef _SFRAME_COMPAT_H
 #define _SFRAME_COMPAT_H
@@ -25,6 +27,7 @@
 #include <asm/unaligned.h>
 #endif
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #define sframe_alloc(n)		kvmalloc(n, GFP_KERNEL)
 #define sframe_free(p)		kvfree(p)
@@ -34,9 +37,28 @@ struct sframe_where;
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
 
+/*
+ * sframe_user_read()'s work, inline where the walk reads (a stack read
+ * per frame is its main cost).  copy_from_user_nofault() never faults
+ * pages in, and refuses when the sampled task's mm is not the loaded one
+ * (nmi_uaccess_okay()).
+ */
+static __always_inline int sframe_user_read_inline(u64 addr, u64 *val,
+						   unsigned int n)
+{
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   n * sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
+
 #ifdef SFRAME_WALK_USER_OPS	/* set by Kbuild for the module's walk */
 #include <linux/indirect_call_wrapper.h>
+
 #define sframe_walk_call(f, direct, ...) INDIRECT_CALL_1(f, direct, __VA_ARGS__)
+#define sframe_walk_read(f, ctx, addr, val, n)				\
+	(likely((f) == sframe_user_read) ?				\
+	 sframe_user_read_inline(addr, val, n) : (f)(ctx, addr, val, n))
 #endif
 #else
 #include <endian.h>			/* and, through sys/cdefs.h, __always_inline */
@@ -123,6 +145,7 @@ static inline u64 get_unaligned_be64(const void *p)
 
 #ifndef sframe_walk_call
 #define sframe_walk_call(f, direct, ...)	f(__VA_ARGS__)
+#define sframe_walk_read(f, ctx, addr, val, n)	f(ctx, addr, val, n)
 #endif
 
 #endif /* _SFRAME_COMPAT_H */

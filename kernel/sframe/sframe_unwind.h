@@ -20,9 +20,6 @@
 #include <sframe/sframe.h>
 #include <sframe/walk.h>
 
-/* The machine the module walks (kernel/sframe/arch/). */
-#define sframe_arch_native	sframe_arch_x86_64
-
 /* Why a file's section was not cached (beyond the core's reasons). */
 enum sframe_load_fail {
 	SFRAME_LOAD_NOT_ELF,		/* not a 64-bit x86-64 ELF object */

@@ -39,16 +39,10 @@ static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 	return true;
 }
 
-/*
- * copy_from_user_nofault() never faults pages in, and refuses when the
- * sampled task's mm is not the loaded one (nmi_uaccess_okay()).
- */
+/* The walk compares its read callback with this and then reads inline. */
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
 {
-	if (copy_from_user_nofault(val, (const void __user *)addr,
-				   n * sizeof(*val)))
-		return -EFAULT;
-	return 0;
+	return sframe_user_read_inline(addr, val, n);
 }
 
 static const struct sframe_walk_ops sframe_user_ops = {

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include <sframe/arch.h>
 #include <sframe/ioctl.h>
 #include "sframectl.h"
 
@@ -183,8 +184,9 @@ static int sidecar_check(struct sidecar *sc, const char *elf,
 			sframe_reason_str(err.reason), err.offset);
 		return EXIT_INVALID;
 	}
-	if (sc->sec.abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE) {
-		fprintf(stderr, "sframectl: %s: not x86-64 SFrame\n", name);
+	if (sc->sec.abi != sframe_arch_native.abi) {
+		fprintf(stderr, "sframectl: %s: not %s SFrame\n", name,
+			sframe_arch_native.name);
 		return EXIT_INVALID;
 	}
 	if (sframe_fdes_within(&sc->sec, code->seg, code->nr, &bad)) {

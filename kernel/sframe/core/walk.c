@@ -10,13 +10,13 @@
 #define WORD	SFRAME_ARCH_WORD
 
 /*
- * The module's own callbacks are called directly when they are the ones
- * in @ops (compat.h: sframe_walk_call), sparing a retpoline per stack
- * read and per lookup; tests pass their own and take the indirect call.
+ * The module's own callbacks are called directly, and its read inline,
+ * when they are the ones in @ops (compat.h), sparing a retpoline per
+ * stack read and per lookup; tests pass their own and take the indirect
+ * call.
  */
 #define sframe_read(w, addr, val, n)					\
-	sframe_walk_call((w)->ops->read, sframe_user_read, (w)->ctx,	\
-			 addr, val, n)
+	sframe_walk_read((w)->ops->read, (w)->ctx, addr, val, n)
 #define sframe_lookup(w, ip, where)					\
 	sframe_walk_call((w)->ops->lookup, sframe_user_lookup, (w)->ctx, \
 			 ip, where)
