@@ -10,9 +10,15 @@
 P=/workloads/project
 # VMTEST_STORM_SECONDS=60 gives the one-minute storm; make check
 # keeps it shorter, and shorter again under the debug kernel.
+# After a reload every process is rescanned and every file read again,
+# by kworkers that share two vCPUs with the storm and perf.  Under the
+# debug kernel (KASAN, lockdep, kmemleak) in TCG that took 0.16 s before
+# the storm and once over 5 s in it (CI); reload2_section_ms reports it.
 case $KERNEL in
-debug)	STORM_S=$((STORM_SECONDS / 2 + 1)) ;;
-*)	STORM_S=$STORM_SECONDS ;;
+debug)	STORM_S=$((STORM_SECONDS / 2 + 1))
+	BACK_MS=20000 ;;
+*)	STORM_S=$STORM_SECONDS
+	BACK_MS=10000 ;;
 esac
 # Entries of files no process maps any more go after IDLE_S.
 IDLE_S=3
@@ -49,10 +55,10 @@ reload()
 		sleep 0.1
 	done
 	load_module sframe_unwind idle_seconds=$IDLE_S
-	if ms=$(wait_section $P/sframe/deep 5000); then
+	if ms=$(wait_section $P/sframe/deep $BACK_MS); then
 		metric "reload${1}_section_ms" "$ms"
 	else
-		result fail "reload $1: the steady workload's section did not come back"
+		result fail "reload $1: the steady workload's section did not come back within $BACK_MS ms"
 	fi
 	echo "$from $(uptime_ms)" >> /tmp/windows
 	rm -f /tmp/reloading
