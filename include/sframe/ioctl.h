@@ -43,8 +43,31 @@ struct sframe_sidecar_unload {
 	__u32 flags;		/* must be 0, or SFRAME_SIDECAR_VDSO (fd -1) */
 };
 
+/*
+ * SFRAME_IOC_WATCH returns a descriptor (close-on-exec) for the sidecar
+ * service, one at a time (else -EBUSY).  read() on it returns whole
+ * struct sframe_event records, blocking unless O_NONBLOCK; poll() says
+ * when there are some.  SFRAME_EVENT_NEED_SIDECAR: an executable ELF
+ * file of this machine's ABI was mapped and has no .sframe; fd is a new
+ * read-only, close-on-exec descriptor for it, which the reader closes.
+ * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
+ * bounded): look at what is mapped instead.  Files on filesystems whose
+ * reads a user could make hang (FUSE, network) are not reported.
+ */
+#define SFRAME_EVENT_NEED_SIDECAR	1
+#define SFRAME_EVENT_OVERFLOW		2
+
+struct sframe_event {
+	__u32 size;		/* of this record */
+	__u32 type;		/* SFRAME_EVENT_* */
+	__s32 fd;		/* NEED_SIDECAR: the file; else -1 */
+	__u32 reserved;
+	__u64 lost;		/* OVERFLOW: records dropped */
+};
+
 #define SFRAME_IOC_MAGIC	0xb5
 #define SFRAME_IOC_LOAD		_IOW(SFRAME_IOC_MAGIC, 1, struct sframe_sidecar_load)
 #define SFRAME_IOC_UNLOAD	_IOW(SFRAME_IOC_MAGIC, 2, struct sframe_sidecar_unload)
+#define SFRAME_IOC_WATCH	_IO(SFRAME_IOC_MAGIC, 3)
 
 #endif /* _SFRAME_IOCTL_H */

@@ -82,6 +82,7 @@ struct sframe_load_result {
 	struct sframe_object *obj;	/* NULL on failure */
 	const char *status;		/* what a user is shown */
 	bool transient;			/* worth trying again later */
+	struct file *needs_sidecar;	/* held: code of ours, no .sframe */
 };
 
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,

@@ -230,6 +230,11 @@ static void sframe_file_load_work(struct work_struct *work)
 	sf->load_file = NULL;
 	sf->loading = false;
 	spin_unlock(&sframe_files_lock);
+	if (res.needs_sidecar) {
+		if (!rcu_access_pointer(sf->sidecar))
+			sframe_events_need_sidecar(res.needs_sidecar);
+		fput(res.needs_sidecar);
+	}
 	sframe_file_put(sf);
 }
 
@@ -359,6 +364,8 @@ static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 	if (obj)
 		return obj;
 	sframe_load_file(file, sf->path, sf->charge.uid, &res);
+	if (res.needs_sidecar)
+		fput(res.needs_sidecar);	/* one is being loaded */
 	if (!res.obj) {
 		*err = -EAGAIN;
 		return NULL;

@@ -170,7 +170,10 @@ static void sframe_load_section(struct sframe_reader *rd,
 /*
  * Read @file (named @path in messages): its ELF headers and its own
  * section, charged to @owner.  Whatever the outcome, @res says it; an
- * object is returned unless the failure was transient.
+ * object is returned unless the failure was transient.  An object with
+ * code and no section comes with the file the module opened to read it
+ * in res->needs_sidecar, for the caller to report and put; none comes
+ * from a filesystem whose reads a user could make hang.
  */
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		      struct sframe_load_result *res)
@@ -209,6 +212,8 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 	} else if (!elf.has_sframe) {
 		res->status = "no PT_GNU_SFRAME";
 		sframe_count(files_without_sframe);
+		if (own && elf.obj->nr_loads)
+			res->needs_sidecar = get_file(own);
 	} else {
 		sframe_load_section(&rd, &elf, path, owner, res);
 	}

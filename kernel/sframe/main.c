@@ -84,6 +84,9 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "sidecars_loaded", st->sidecars_loaded);
 	sframe_show(s, "sidecars_rejected", st->sidecars_rejected);
 	sframe_show(s, "sidecars_unloaded", st->sidecars_unloaded);
+	seq_printf(s, "events_pending: %ld\n", sframe_events_queued());
+	sframe_show(s, "events_queued", st->events_queued);
+	sframe_show(s, "events_dropped", st->events_dropped);
 	sframe_show(s, "samples", st->samples);
 	sframe_show(s, "frames_sframe", st->frames_sframe);
 	sframe_show(s, "frames_fp", st->frames_fp);

@@ -57,6 +57,8 @@ struct sframe_stats {
 	u64 rejected[SFRAME_NR_REASONS];
 	u64 load_failed[SFRAME_NR_LOAD_FAILS];
 	u64 sidecars_loaded;
+	u64 events_queued;		/* files reported to the sidecar service */
+	u64 events_dropped;		/* not reported: queue full, no memory */
 	u64 sidecars_rejected;
 	u64 sidecars_unloaded;
 };
@@ -131,6 +133,11 @@ void sframe_budget_exit(void);
 /* sidecar.c */
 int sframe_sidecar_init(void);
 void sframe_sidecar_exit(void);
+
+/* events.c */
+void sframe_events_need_sidecar(struct file *file);
+int sframe_events_watch(void);
+long sframe_events_queued(void);
 
 /* load.c */
 extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];

@@ -190,6 +190,8 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 		return sframe_sidecar_load((const void __user *)arg);
 	case SFRAME_IOC_UNLOAD:
 		return sframe_sidecar_unload((const void __user *)arg);
+	case SFRAME_IOC_WATCH:
+		return sframe_events_watch();
 	default:
 		return -ENOTTY;
 	}

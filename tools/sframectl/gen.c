@@ -795,74 +795,6 @@ static int gen_func(struct gen *g, const struct gen_func *f)
 	return 0;
 }
 
-/* ELF64 constants of the container gen writes. */
-#define GEN_EHDR_SIZE		64
-#define GEN_SHDR_SIZE		64
-#define GEN_SFRAME_ALIGN	8
-static const char gen_shstrtab[] = "\0.sframe\0.shstrtab\0.note.gnu.build-id";
-#define GEN_NAME_SFRAME		1
-#define GEN_NAME_SHSTRTAB	9
-#define GEN_NAME_BUILD_ID	19
-
-static void put_shdr(u8 *p, u32 name, u32 type, u64 flags, u64 addr,
-		     u64 offset, u64 size, u64 align)
-{
-	gen_put_le(p, name, 4);
-	gen_put_le(p + 4, type, 4);
-	gen_put_le(p + 8, flags, 8);
-	gen_put_le(p + 16, addr, 8);
-	gen_put_le(p + 24, offset, 8);
-	gen_put_le(p + 32, size, 8);
-	gen_put_le(p + 48, align, 8);
-}
-
-/*
- * The output file, a minimal relocatable x86-64 ELF64 object: @sec as its
- * .sframe section at address @vaddr (where its PC-relative starts assume
- * it is), the input's build ID note, by which sframectl load tells
- * whether a sidecar is for the file it is given, and the .shstrtab
- * naming them.
- */
-static u8 *gen_container(const u8 *sec, size_t size, u64 vaddr,
-			 const u8 *note, size_t note_size, size_t *out_size)
-{
-	size_t note_off = (GEN_EHDR_SIZE + size + 3) & ~(size_t)3;
-	size_t strtab = note_off + note_size;
-	size_t shoff = (strtab + sizeof(gen_shstrtab) + 7) & ~(size_t)7;
-	unsigned int nsec = note_size ? 4 : 3;
-	u8 *p;
-
-	*out_size = shoff + nsec * GEN_SHDR_SIZE;
-	p = calloc(1, *out_size);
-	if (!p)
-		return NULL;
-	memcpy(p, ELFMAG, SELFMAG);
-	p[EI_CLASS] = ELFCLASS64;
-	p[EI_DATA] = ELFDATA2LSB;
-	p[EI_VERSION] = EV_CURRENT;
-	gen_put_le(p + 16, ET_REL, 2);
-	gen_put_le(p + 18, EM_X86_64, 2);
-	gen_put_le(p + 20, EV_CURRENT, 4);
-	gen_put_le(p + 40, shoff, 8);
-	gen_put_le(p + 52, GEN_EHDR_SIZE, 2);
-	gen_put_le(p + 58, GEN_SHDR_SIZE, 2);
-	gen_put_le(p + 60, nsec, 2);
-	gen_put_le(p + 62, 2, 2);
-	memcpy(p + GEN_EHDR_SIZE, sec, size);
-	if (note_size)
-		memcpy(p + note_off, note, note_size);
-	memcpy(p + strtab, gen_shstrtab, sizeof(gen_shstrtab));
-	put_shdr(p + shoff + GEN_SHDR_SIZE, GEN_NAME_SFRAME,
-		 SFRAME_SHT_GNU_SFRAME, SHF_ALLOC, vaddr, GEN_EHDR_SIZE, size,
-		 GEN_SFRAME_ALIGN);
-	put_shdr(p + shoff + 2 * GEN_SHDR_SIZE, GEN_NAME_SHSTRTAB, SHT_STRTAB,
-		 0, 0, strtab, sizeof(gen_shstrtab), 1);
-	if (note_size)
-		put_shdr(p + shoff + 3 * GEN_SHDR_SIZE, GEN_NAME_BUILD_ID,
-			 SHT_NOTE, SHF_ALLOC, 0, note_off, note_size, 4);
-	return p;
-}
-
 static int write_output(const char *path, const char *out, const u8 *data,
 			size_t size)
 {
@@ -1153,8 +1085,8 @@ static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
 	} else if (raw) {
 		ret = write_output(g->path, out, bytes, size);
 	} else {
-		file = gen_container(bytes, size, g->eh_addr, g->note,
-				     g->note_size, &file_size);
+		file = sframe_container(bytes, size, g->eh_addr, g->note,
+				       g->note_size, &file_size);
 		ret = file ? write_output(g->path, out, file, file_size) :
 			     EXIT_USAGE;
 	}
@@ -1198,6 +1130,38 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 	if (ret)
 		snprintf(msg, msg_size, "%s", g.err);
 	*vaddr = g.eh_addr;
+	gen_free(&g);
+	return ret;
+}
+
+/*
+ * For sframectl serve: the sidecar file gen -o writes for @path, whose
+ * @file_size bytes are at @file (borrowed), in a malloc()ed buffer.  0,
+ * or an exit status with the reason in @msg.
+ */
+int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
+		    u8 **out, size_t *out_size, char *msg, size_t msg_size)
+{
+	struct sframe_section sec;
+	struct gen g = {
+		.path = path, .image = (unsigned char *)file,
+		.image_size = file_size, .borrowed = true,
+	};
+	size_t size;
+	u8 *bytes;
+	int ret;
+
+	*out = NULL;
+	ret = gen_build(&g, &bytes, &size, &sec);
+	if (!ret) {
+		*out = sframe_container(bytes, size, g.eh_addr, g.note,
+					g.note_size, out_size);
+		if (!*out)
+			ret = gen_fail(&g, EXIT_USAGE, "out of memory");
+		free(bytes);
+	}
+	if (ret)
+		snprintf(msg, msg_size, "%s", g.err);
 	gen_free(&g);
 	return ret;
 }

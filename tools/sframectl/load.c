@@ -43,7 +43,7 @@ static void sidecar_free(struct sidecar *sc)
 	memset(sc, 0, sizeof(*sc));
 }
 
-static int open_device(void)
+int sframe_open_device(void)
 {
 	int fd = open(SFRAME_DEVICE, O_RDONLY | O_CLOEXEC);
 
@@ -221,16 +221,15 @@ static int load_refused(const char *elf, const struct build_id *want)
 }
 
 /*
- * Load a sidecar for @elf: from @path, or generated.  Exit status.  For
- * --system (@quiet), objects with SFrame of their own are only counted.
- * @elf is opened once: its program headers, build ID and .eh_frame are
- * read through that descriptor, which is the one handed to the module,
- * so a file put at the path meanwhile cannot get a sidecar made for
- * another.  With @dev < 0 (--dry-run) everything but the hand-over to the
+ * Load a sidecar for @elf, open at @fd: from @path, or generated.  Exit
+ * status.  For --system (@quiet), objects with SFrame of their own are
+ * only counted.  Its program headers, build ID and .eh_frame are read
+ * through @fd, which is the one handed to the module, so a file put at
+ * the path meanwhile cannot get a sidecar made for another.  With @dev < 0 (--dry-run) everything but the hand-over to the
  * module is done.
  */
-static int load_one(int dev, const char *elf, const char *path, bool quiet,
-		    bool force, struct load_totals *t)
+static int load_fd(int dev, int fd, const char *elf, const char *path,
+		   bool quiet, bool force, struct load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_sidecar_load arg;
@@ -238,14 +237,11 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 	struct sframe_input obj;
 	struct sframe_code code;
 	struct sidecar sc;
-	int fd, ret;
+	int ret;
 
-	fd = sframe_open(elf, msg, sizeof(msg));
-	if (fd < 0 || sframe_input_load_fd(&obj, fd, elf, true, msg,
-					   sizeof(msg)) != SFRAME_LOAD_OK) {
+	if (sframe_input_load_fd(&obj, fd, elf, true, msg, sizeof(msg)) !=
+	    SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
-		if (fd >= 0)
-			close(fd);
 		return EXIT_USAGE;
 	}
 	ret = sframe_elf_code(obj.file, obj.file_size, &code, msg,
@@ -265,7 +261,6 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 	sframe_input_free(&obj);
 	if (ret) {
 		t->failed++;
-		close(fd);
 		return ret;
 	}
 	ret = sidecar_build_id(&sc, elf, path ? path : elf, &have, &want);
@@ -305,12 +300,43 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 	}
 out:
 	sidecar_free(&sc);
-	close(fd);
 	return ret;
 out_obj:
 	sframe_input_free(&obj);
+	return ret;
+}
+
+static int load_one(int dev, const char *elf, const char *path, bool quiet,
+		    bool force, struct load_totals *t)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	int fd, ret;
+
+	fd = sframe_open(elf, msg, sizeof(msg));
+	if (fd < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		return EXIT_USAGE;
+	}
+	ret = load_fd(dev, fd, elf, path, quiet, force, t);
 	close(fd);
 	return ret;
+}
+
+/*
+ * For sframectl serve: hand the module on @dev the sidecar file @path for
+ * the object open at @fd (read from its start; @elf names it in
+ * messages).  An exit status: 0, EXIT_INVALID when @path is not a valid
+ * sidecar for it, EXIT_USAGE for anything else.
+ */
+int sframe_load_sidecar_fd(int dev, int fd, const char *elf, const char *path)
+{
+	struct load_totals t = { 0 };
+
+	if (lseek(fd, 0, SEEK_SET)) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return load_fd(dev, fd, elf, path, false, false, &t);
 }
 
 /* ---- load --system ---- */
@@ -445,7 +471,7 @@ int sframe_load_command(int argc, char **argv)
 	if (argc >= 2 && !force && !strcmp(argv[1], "--system")) {
 		bool dry = argc >= 3 && !strcmp(argv[2], "--dry-run");
 
-		dev = dry ? -1 : open_device();
+		dev = dry ? -1 : sframe_open_device();
 		if (dev < 0 && !dry)
 			return EXIT_USAGE;
 		ret = load_system(dev, argc - 2 - dry, argv + 2 + dry);
@@ -455,7 +481,7 @@ int sframe_load_command(int argc, char **argv)
 		return ret;
 	}
 	if (argc == 2 && !force && !strcmp(argv[1], "--vdso")) {
-		dev = open_device();
+		dev = sframe_open_device();
 		if (dev < 0)
 			return EXIT_USAGE;
 		ret = sframe_vdso_load(dev);
@@ -468,7 +494,7 @@ int sframe_load_command(int argc, char **argv)
 				"       sframectl load --vdso\n");
 		return EXIT_USAGE;
 	}
-	dev = open_device();
+	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
 	ret = load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, false, force,
@@ -487,7 +513,7 @@ int sframe_unload_command(int argc, char **argv)
 		fprintf(stderr, "usage: sframectl unload ELF | unload --vdso\n");
 		return EXIT_USAGE;
 	}
-	dev = open_device();
+	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
 	if (!strcmp(argv[1], "--vdso")) {
@@ -527,7 +553,7 @@ int sframe_status_command(int argc, char **argv)
 		fprintf(stderr, "usage: sframectl status\n");
 		return EXIT_USAGE;
 	}
-	dev = open_device();
+	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
 	while ((n = read(dev, buf, sizeof(buf))) > 0)

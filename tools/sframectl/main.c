@@ -24,6 +24,7 @@ static void print_usage(FILE *out)
 		"       sframectl load --vdso\n"
 		"       sframectl unload ELF | unload --vdso\n"
 		"       sframectl status\n"
+		"       sframectl serve [--cache DIR] [--all-owners] [--once]\n"
 		"\n"
 		"  dump    print the section as binutils' objdump --sframe does\n"
 		"  check   validate; print 'FILE: ok (...)' or the reason\n"
@@ -33,6 +34,8 @@ static void print_usage(FILE *out)
 		"          and the vDSO; --vdso: the vDSO only, from its .eh_frame\n"
 		"  unload  withdraw ELF's sidecar\n"
 		"  status  list the sidecars loaded and the memory they hold\n"
+		"  serve   supply sidecars for every object mapped, now and as\n"
+		"          the module reports them, kept in a cache by build ID\n"
 		"  --raw   FILE is a bare .sframe section, not an ELF object\n");
 }
 
@@ -174,6 +177,8 @@ int main(int argc, char **argv)
 		return sframe_unload_command(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "status"))
 		return sframe_status_command(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "serve"))
+		return sframe_serve_command(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		print_usage(stdout);

@@ -63,11 +63,19 @@ bool sframe_elf_build_id(const unsigned char *d, size_t size,
 void sframe_dump(FILE *out, const struct sframe_section *sec,
 		 const char *name);
 
+u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
+		     size_t note_size, size_t *out_size);
+
 int sframe_gen_command(int argc, char **argv);
+int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
+		    u8 **out, size_t *out_size, char *msg, size_t msg_size);
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 		      u8 **data, size_t *size, u64 *vaddr, char *msg,
 		      size_t msg_size);
 int sframe_load_command(int argc, char **argv);
+int sframe_open_device(void);
+int sframe_load_sidecar_fd(int dev, int fd, const char *elf, const char *path);
+int sframe_serve_command(int argc, char **argv);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
 int sframe_vdso_load(int dev);

@@ -166,23 +166,40 @@ uptime_ms()
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
-# wait_section PATH LIMIT_MS: wait until a process has PATH's SFrame
-# section in the module's maps (a "vN M FDEs PATH" range); print the
-# milliseconds it took.  Returns 1 after LIMIT_MS without it.  maps is read
-# under RCU only, so this cannot block on the module's locks.
-wait_section()
+# wait_maps REGEX LIMIT_MS: wait until a line of the module's maps
+# matches REGEX; print the milliseconds it took.  Returns 1 after LIMIT_MS
+# without one.  maps is read under RCU only, so this cannot block on the
+# module's locks.
+wait_maps()
 {
 	ws_start=$(uptime_ms)
 	while :; do
 		ws_now=$(uptime_ms)
 		if timeout 5 cat /sys/kernel/debug/sframe_unwind/maps |
-		   grep -Eq " v[0-9]+ [0-9]+ FDEs $1\$"; then
+		   grep -Eq "$1"; then
 			echo $((ws_now - ws_start))
 			return 0
 		fi
 		[ $((ws_now - ws_start)) -ge "$2" ] && return 1
 		sleep 0.05
 	done
+}
+
+# wait_section PATH LIMIT_MS: wait_maps for PATH's own SFrame section (a
+# "vN M FDEs PATH" range).
+wait_section()
+{
+	wait_maps " v[0-9]+ [0-9]+ FDEs $1\$" "$2"
+}
+
+# wait_sidecar PATH LIMIT_MS: wait_maps for a sidecar in use for PATH, or
+# for a file of that name when PATH has no slash.
+wait_sidecar()
+{
+	case $1 in
+	*/*)	wait_maps " v[0-9]+ [0-9]+ FDEs sidecar $1\$" "$2" ;;
+	*)	wait_maps " v[0-9]+ [0-9]+ FDEs sidecar (.*/)?$1\$" "$2" ;;
+	esac
 }
 
 # wait_text FILE TEXT SECONDS: wait up to SECONDS for FILE to contain

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The events a sidecar service reads: "this executable file was mapped
+ * and has no SFrame".  One watcher at a time (SFRAME_IOC_WATCH on
+ * /dev/sframe_unwind, root only) gets a descriptor; read() returns
+ * struct sframe_event records, each carrying a new read-only descriptor
+ * for the file, opened by the module when it read the file, so the
+ * service never trusts a path.  Without a watcher nothing is queued.
+ *
+ * Lifetimes: a queued record holds a reference to its struct file (and
+ * so to the file's mount) until read() hands it to the reader's file
+ * table or the watcher closes.  The queue is bounded (SFRAME_EVENTS_MAX);
+ * past it records are dropped, counted, and the reader's next read()
+ * starts with SFRAME_EVENT_OVERFLOW, after which it must look at what is
+ * mapped itself.  The watcher's descriptor holds the module.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include <sframe/ioctl.h>
+#include "cache.h"
+
+#define SFRAME_EVENTS_MAX	256
+
+struct sframe_event_item {
+	struct list_head node;
+	struct file *file;		/* handed to the reader, or put */
+};
+
+static DEFINE_SPINLOCK(sframe_events_lock);
+static LIST_HEAD(sframe_events);	/* oldest first */
+static unsigned int sframe_events_nr;
+static u64 sframe_events_lost;		/* since the reader last heard */
+static bool sframe_events_watched;
+static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
+
+/*
+ * @file, opened by the module to read it, is an executable ELF object
+ * with no SFrame: queue it for the watcher, if there is one.  Process
+ * context; takes its own reference.
+ */
+void sframe_events_need_sidecar(struct file *file)
+{
+	struct sframe_event_item *e;
+	bool queued = false;
+
+	if (!READ_ONCE(sframe_events_watched))
+		return;
+	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	spin_lock(&sframe_events_lock);
+	if (e && sframe_events_watched &&
+	    sframe_events_nr < SFRAME_EVENTS_MAX) {
+		e->file = get_file(file);
+		list_add_tail(&e->node, &sframe_events);
+		sframe_events_nr++;
+		queued = true;
+	} else if (sframe_events_watched) {
+		sframe_events_lost++;
+	}
+	spin_unlock(&sframe_events_lock);
+	if (queued) {
+		sframe_count(events_queued);
+		wake_up_interruptible(&sframe_events_wait);
+	} else {
+		kfree(e);
+		sframe_count(events_dropped);
+	}
+}
+
+static bool sframe_events_ready(void)
+{
+	return READ_ONCE(sframe_events_nr) || READ_ONCE(sframe_events_lost);
+}
+
+/* The oldest record, taken off the queue; NULL if none. */
+static struct sframe_event_item *sframe_events_pop(u64 *lost)
+{
+	struct sframe_event_item *e = NULL;
+
+	spin_lock(&sframe_events_lock);
+	*lost = sframe_events_lost;
+	sframe_events_lost = 0;
+	if (!*lost && !list_empty(&sframe_events)) {
+		e = list_first_entry(&sframe_events, struct sframe_event_item,
+				     node);
+		list_del(&e->node);
+		sframe_events_nr--;
+	}
+	spin_unlock(&sframe_events_lock);
+	return e;
+}
+
+/* Put back what a failed read() took: first in line again. */
+static void sframe_events_unpop(struct sframe_event_item *e, u64 lost)
+{
+	spin_lock(&sframe_events_lock);
+	sframe_events_lost += lost;
+	if (e) {
+		list_add(&e->node, &sframe_events);
+		sframe_events_nr++;
+	}
+	spin_unlock(&sframe_events_lock);
+}
+
+/* Copy one record out; 0, or a negative errno with nothing consumed. */
+static int sframe_events_read_one(char __user *buf)
+{
+	struct sframe_event ev = { .size = sizeof(ev), .fd = -1 };
+	struct sframe_event_item *e;
+	u64 lost;
+	int fd = -1;
+
+	e = sframe_events_pop(&lost);
+	if (!e && !lost)
+		return -EAGAIN;
+	if (lost) {
+		ev.type = SFRAME_EVENT_OVERFLOW;
+		ev.lost = lost;
+	} else {
+		fd = get_unused_fd_flags(O_CLOEXEC);
+		if (fd < 0) {
+			sframe_events_unpop(e, 0);
+			return fd;
+		}
+		ev.type = SFRAME_EVENT_NEED_SIDECAR;
+		ev.fd = fd;
+	}
+	if (copy_to_user(buf, &ev, sizeof(ev))) {
+		if (fd >= 0)
+			put_unused_fd(fd);
+		sframe_events_unpop(e, lost);
+		return -EFAULT;
+	}
+	if (e) {
+		fd_install(fd, e->file);	/* the record's reference */
+		kfree(e);
+	}
+	return 0;
+}
+
+static ssize_t sframe_events_read(struct file *file, char __user *buf,
+				  size_t count, loff_t *pos)
+{
+	size_t done = 0;
+	int ret = 0;
+
+	if (count < sizeof(struct sframe_event))
+		return -EINVAL;
+	while (count - done >= sizeof(struct sframe_event)) {
+		ret = sframe_events_read_one(buf + done);
+		if (ret == -EAGAIN && !done && !(file->f_flags & O_NONBLOCK)) {
+			ret = wait_event_interruptible(sframe_events_wait,
+						       sframe_events_ready());
+			if (!ret)
+				continue;
+		}
+		if (ret)
+			break;
+		done += sizeof(struct sframe_event);
+	}
+	return done ? done : ret;
+}
+
+static __poll_t sframe_events_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &sframe_events_wait, wait);
+	return sframe_events_ready() ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* The watcher is gone: drop what it did not read, let the next one in. */
+static int sframe_events_release(struct inode *inode, struct file *file)
+{
+	struct sframe_event_item *e, *tmp;
+	LIST_HEAD(drop);
+
+	spin_lock(&sframe_events_lock);
+	sframe_events_watched = false;
+	list_splice_init(&sframe_events, &drop);
+	sframe_events_nr = 0;
+	sframe_events_lost = 0;
+	spin_unlock(&sframe_events_lock);
+	list_for_each_entry_safe(e, tmp, &drop, node) {
+		fput(e->file);
+		kfree(e);
+	}
+	return 0;
+}
+
+static const struct file_operations sframe_events_fops = {
+	.owner = THIS_MODULE,
+	.read = sframe_events_read,
+	.poll = sframe_events_poll,
+	.release = sframe_events_release,
+	.llseek = noop_llseek,
+};
+
+/* SFRAME_IOC_WATCH: the watcher's descriptor, or -EBUSY if one exists. */
+int sframe_events_watch(void)
+{
+	int fd;
+
+	spin_lock(&sframe_events_lock);
+	if (sframe_events_watched) {
+		spin_unlock(&sframe_events_lock);
+		return -EBUSY;
+	}
+	sframe_events_watched = true;
+	spin_unlock(&sframe_events_lock);
+	fd = anon_inode_getfd("[sframe_events]", &sframe_events_fops, NULL,
+			      O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		WRITE_ONCE(sframe_events_watched, false);
+	return fd;
+}
+
+long sframe_events_queued(void)
+{
+	return READ_ONCE(sframe_events_nr);
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl serve: keep sframe_unwind supplied with sidecars, with no
+ * command from anyone.  At start, every executable object mapped by a
+ * running process; afterwards, every one the module reports mapped
+ * without SFrame (SFRAME_IOC_WATCH; include/sframe/ioctl.h).  Each is
+ * read through a descriptor the kernel opened (a report's, or
+ * /proc/PID/map_files), never a path; its sidecar is generated once and
+ * kept in the cache directory under its build ID, so a restart or a
+ * second machine with the same files generates nothing again.
+ *
+ * The service runs as root and reads files others may have written, so
+ * by default it supplies only files owned by root and writable by no one
+ * else (--all-owners: any), and it never opens a file on a filesystem a
+ * user could make hang (FUSE, network): the kernel does not report those
+ * and the scan at start skips them.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <sframe/ioctl.h>
+#include "sframectl.h"
+
+#define EXIT_INVALID	1
+#define EXIT_USAGE	2
+
+#define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
+#define SERVE_EVENTS	16		/* records per read() */
+
+/* A file already handled, by identity. */
+struct serve_seen {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+/* Filesystems whose reads come from a local device or memory. */
+static const char * const serve_local_fs[] = {
+	"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "jfs", "squashfs",
+	"erofs", "vfat", "iso9660", "tmpfs", "ramfs", "rootfs",
+};
+
+struct serve {
+	const char *dir;
+	bool all_owners;
+	int dev;			/* /dev/sframe_unwind */
+	int watch;			/* its SFRAME_IOC_WATCH descriptor */
+	int sig;			/* signalfd: SIGTERM, SIGINT */
+	struct serve_seen *seen;
+	size_t nr_seen, cap_seen;
+	dev_t *local;			/* devices of local filesystems */
+	size_t nr_local;
+	unsigned int generated, cached, own, not_elf, skipped, failed;
+};
+
+/* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
+static bool serve_stopping(const struct serve *s)
+{
+	struct pollfd p = { .fd = s->sig, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* Was this file handled before?  If not, remember it.  False on ENOMEM. */
+static bool serve_first_sight(struct serve *s, const struct stat *st,
+			      bool *first)
+{
+	struct serve_seen *n;
+	size_t i;
+
+	*first = false;
+	for (i = 0; i < s->nr_seen; i++) {
+		n = &s->seen[i];
+		if (n->dev == st->st_dev && n->ino == st->st_ino &&
+		    n->size == st->st_size &&
+		    n->mtime.tv_sec == st->st_mtim.tv_sec &&
+		    n->mtime.tv_nsec == st->st_mtim.tv_nsec)
+			return true;
+	}
+	if (s->nr_seen == s->cap_seen) {
+		size_t cap = s->cap_seen ? 2 * s->cap_seen : 256;
+
+		n = reallocarray(s->seen, cap, sizeof(*n));
+		if (!n)
+			return false;
+		s->seen = n;
+		s->cap_seen = cap;
+	}
+	s->seen[s->nr_seen++] = (struct serve_seen){
+		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
+		.mtime = st->st_mtim,
+	};
+	*first = true;
+	return true;
+}
+
+/* The name @fd's file has now, for messages only. */
+static void serve_fd_name(int fd, char *name, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, name, size - 1);
+	if (n <= 0)
+		n = snprintf(name, size, "(descriptor %d)", fd);
+	else
+		name[n] = '\0';
+}
+
+/* Write @size bytes at @data to @path atomically (a new name, renamed). */
+static int serve_write_cache(struct serve *s, const char *path,
+			     const u8 *data, size_t size)
+{
+	char tmp[PATH_MAX];
+	size_t done = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", s->dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	while (done < size) {
+		n = write(fd, data + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (done < size || fchmod(fd, 0644) || fsync(fd) || close(fd) ||
+	    rename(tmp, path)) {
+		int err = errno ? errno : EIO;
+
+		unlink(tmp);
+		return -err;
+	}
+	return 0;
+}
+
+/* Generate @name's sidecar from @obj into the cache file @path. */
+static int serve_generate(struct serve *s, const char *name,
+			  const struct sframe_input *obj, const char *path)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	size_t size;
+	u8 *data;
+	int ret;
+
+	if (sframe_gen_file(name, obj->file, obj->file_size, &data, &size,
+			    msg, sizeof(msg))) {
+		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
+			name, msg);
+		return -1;
+	}
+	ret = serve_write_cache(s, path, data, size);
+	free(data);
+	if (ret) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", path,
+			strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* The cache file for the object @obj. */
+static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
+			     const struct stat *st, char *path, size_t size)
+{
+	const unsigned char *id;
+	size_t len, i, n;
+
+	n = snprintf(path, size, "%s/", s->dir);
+	if (sframe_elf_build_id(obj->file, obj->file_size, &id, &len) && len &&
+	    len <= SFRAME_BUILD_ID_MAX) {
+		for (i = 0; i < len && n + 3 < size; i++)
+			n += snprintf(path + n, size - n, "%02x", id[i]);
+	} else {
+		/* No build ID: this machine's file identity. */
+		n += snprintf(path + n, size - n, "file-%llx-%llx-%llx-%llx.%09ld",
+			      (unsigned long long)st->st_dev,
+			      (unsigned long long)st->st_ino,
+			      (unsigned long long)st->st_size,
+			      (unsigned long long)st->st_mtim.tv_sec,
+			      st->st_mtim.tv_nsec);
+	}
+	snprintf(path + n, size - n, ".sframe");
+}
+
+/* Supply the object open at @fd, unless done before or not ours to do. */
+static void serve_file(struct serve *s, int fd)
+{
+	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX], path[PATH_MAX];
+	struct sframe_input obj;
+	struct sframe_code code;
+	bool first, from_cache;
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (!serve_first_sight(s, &st, &first) || !first)
+		return;
+	if (!s->all_owners &&
+	    (st.st_uid != 0 || (st.st_mode & 0022))) {
+		s->skipped++;
+		return;
+	}
+	serve_fd_name(fd, name, sizeof(name));
+	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
+	    SFRAME_LOAD_OK) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", name, msg);
+		s->failed++;
+		return;
+	}
+	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			    sizeof(msg))) {
+		s->not_elf++;
+		goto out;
+	}
+	if (code.has_sframe) {
+		s->own++;
+		goto out;
+	}
+	serve_cache_path(s, &obj, &st, path, sizeof(path));
+	from_cache = !access(path, F_OK);
+	if (!from_cache && serve_generate(s, name, &obj, path)) {
+		s->failed++;
+		goto out;
+	}
+	ret = sframe_load_sidecar_fd(s->dev, fd, name, path);
+	if (ret == EXIT_INVALID && from_cache) {
+		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
+			path, name);
+		unlink(path);
+		from_cache = false;
+		ret = serve_generate(s, name, &obj, path) ? -1 :
+		      sframe_load_sidecar_fd(s->dev, fd, name, path);
+	}
+	if (ret)
+		s->failed++;
+	else if (from_cache)
+		s->cached++;
+	else
+		s->generated++;
+out:
+	sframe_input_free(&obj);
+}
+
+/* Learn the devices of local filesystems from /proc/self/mountinfo. */
+static void serve_learn_mounts(struct serve *s)
+{
+	unsigned int major, minor, i;
+	size_t cap = 0, len = 0;
+	char *line = NULL, *fs;
+	dev_t *grown;
+	FILE *f;
+
+	s->nr_local = 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	while (getline(&line, &len, f) > 0) {
+		fs = strstr(line, " - ");
+		if (!fs || sscanf(line, "%*u %*u %u:%u", &major, &minor) != 2)
+			continue;
+		fs += 3;
+		fs[strcspn(fs, " ")] = '\0';
+		for (i = 0; i < sizeof(serve_local_fs) / sizeof(*serve_local_fs); i++)
+			if (!strcmp(fs, serve_local_fs[i]))
+				break;
+		if (i == sizeof(serve_local_fs) / sizeof(*serve_local_fs))
+			continue;
+		if (s->nr_local == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = reallocarray(s->local, cap, sizeof(*grown));
+			if (!grown)
+				break;
+			s->local = grown;
+		}
+		s->local[s->nr_local++] = makedev(major, minor);
+	}
+	free(line);
+	fclose(f);
+}
+
+static bool serve_is_local(const struct serve *s, dev_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_local; i++)
+		if (s->local[i] == dev)
+			return true;
+	return false;
+}
+
+/* Every executable file mapping of process @pid. */
+static void serve_process(struct serve *s, const char *pid)
+{
+	unsigned long start, end, ino;
+	unsigned int major, minor;
+	size_t len = 0;
+	char *line = NULL, perms[5], path[320];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;			/* gone meanwhile */
+	while (!serve_stopping(s) && getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%lx-%lx %4s %*x %x:%x %lu", &start, &end,
+			   perms, &major, &minor, &ino) != 6 ||
+		    perms[2] != 'x' || !ino ||
+		    !serve_is_local(s, makedev(major, minor)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/map_files/%lx-%lx", pid,
+			 start, end);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;	/* unmapped meanwhile */
+		serve_file(s, fd);
+		close(fd);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* Every object mapped now: at start, and when reports were lost. */
+static void serve_scan(struct serve *s)
+{
+	struct dirent *d;
+	DIR *proc;
+
+	serve_learn_mounts(s);
+	proc = opendir("/proc");
+	if (!proc) {
+		fprintf(stderr, "sframectl: serve: /proc: %s\n", strerror(errno));
+		return;
+	}
+	while (!serve_stopping(s) && (d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			serve_process(s, d->d_name);
+	closedir(proc);
+}
+
+static void serve_report(const struct serve *s, const char *when)
+{
+	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u not root's, %u failed\n",
+	       when, s->generated, s->cached, s->own, s->skipped, s->failed);
+}
+
+/* Read and act on the module's reports; false when the service must end. */
+static bool serve_events(struct serve *s)
+{
+	struct sframe_event ev[SERVE_EVENTS];
+	ssize_t n;
+	int i;
+
+	n = read(s->watch, ev, sizeof(ev));
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;		/* never from the module */
+	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
+		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
+			serve_file(s, ev[i].fd);
+			close(ev[i].fd);
+		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
+			fprintf(stderr, "sframectl: serve: %llu reports lost; scanning every process\n",
+				(unsigned long long)ev[i].lost);
+			serve_scan(s);
+		}
+	}
+	fflush(stdout);
+	return true;
+}
+
+/* The cache directory: ours, and writable by no one else. */
+static int serve_cache_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 0022)) {
+		fprintf(stderr, "sframectl: serve: %s: not a directory of ours that only we can write\n",
+			dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* sframectl serve [--cache DIR] [--all-owners] [--once] */
+int sframe_serve_command(int argc, char **argv)
+{
+	struct serve s = {
+		.dir = SERVE_CACHE_DIR, .dev = -1, .watch = -1, .sig = -1,
+	};
+	struct pollfd pfd[2];
+	bool once = false;
+	sigset_t stop;
+	int i, ret = EXIT_USAGE;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+			s.dir = argv[++i];
+		} else if (!strcmp(argv[i], "--all-owners")) {
+			s.all_owners = true;
+		} else if (!strcmp(argv[i], "--once")) {
+			once = true;
+		} else {
+			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--all-owners] [--once]\n");
+			return EXIT_USAGE;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (serve_cache_dir(s.dir))
+		return EXIT_USAGE;
+	s.dev = sframe_open_device();
+	if (s.dev < 0)
+		return EXIT_USAGE;
+	/* Watch first, then scan: a file mapped in between is reported. */
+	s.watch = ioctl(s.dev, SFRAME_IOC_WATCH);
+	if (s.watch < 0) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", SFRAME_DEVICE,
+			errno == EBUSY ? "another sframectl serve is running" :
+			strerror(errno));
+		goto out;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	if (!sigprocmask(SIG_BLOCK, &stop, NULL))
+		s.sig = signalfd(-1, &stop, SFD_CLOEXEC);
+	if (s.sig < 0) {
+		fprintf(stderr, "sframectl: serve: signalfd: %s\n", strerror(errno));
+		goto out;
+	}
+	serve_scan(&s);
+	serve_report(&s, "mapped at start");
+	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
+	for (;;) {
+		int n = poll(pfd, 2, once ? 0 : -1);
+
+		if ((n < 0 && errno != EINTR) || (n == 0 && once) ||
+		    (n > 0 && pfd[1].revents))
+			break;
+		if (n > 0 && pfd[0].revents && !serve_events(&s))
+			break;
+	}
+	serve_report(&s, "at exit");
+	ret = 0;
+out:
+	if (s.sig >= 0)
+		close(s.sig);
+	if (s.watch >= 0)
+		close(s.watch);
+	close(s.dev);
+	free(s.seen);
+	free(s.local);
+	return ret;
+}

@@ -1,0 +1,168 @@
+#!/bin/sh
+# sframe-service: `sframectl serve` supplies sidecars with no other command.
+# The nosframe deep build (no SFrame, no frame pointers), its libdeepso.so,
+# libc and ld.so get sidecars when first mapped after the service started
+# (the module reports them); every pattern must then unwind to main.  A
+# restart finds what is mapped by scanning, takes it from the on-disk
+# cache and generates nothing.  A file not root's gets nothing.  An
+# unprivileged user's flood of new files while the service is stopped
+# overflows the bounded report queue: reports are dropped and counted, the
+# service rescans, and a root program mapped afterwards is still served.
+# The watcher's descriptor holds the module until the service ends.
+# needs: module
+# kernels: all
+# default: debian-6.12 debug
+# timeout: 900
+. /vmtest/lib.sh
+SF=/workloads/project/sframectl
+W=/workloads/nosframe/deep
+SO=/workloads/nosframe/libdeepso.so
+OTHER=/workloads/project/otherid/deep
+CACHE=/tmp/sidecar-cache
+# A file first mapped must have its sidecar within this, generation
+# included (TCG; the debug kernel is several times slower).
+case $KERNEL in
+debug)	LIMIT_MS=20000 ;;
+*)	LIMIT_MS=10000 ;;
+esac
+
+# serve NAME: start the service, its output in /tmp/NAME.log.
+serve()
+{
+	$SF serve --cache $CACHE > "/tmp/$1.log" 2>&1 &
+	serve_pid=$!
+	if ! wait_text "/tmp/$1.log" "mapped at start" 60; then
+		cat "/tmp/$1.log"
+		result fail "$1: the service did not finish its scan"
+		exit 1
+	fi
+}
+
+# stop_serve NAME: end the service with SIGTERM; it must exit 0.
+stop_serve()
+{
+	kill -TERM $serve_pid
+	if wait $serve_pid; then
+		result ok "$1: the service ended on SIGTERM"
+	else
+		result fail "$1: the service exited $? on SIGTERM"
+	fi
+	cat "/tmp/$1.log"
+	artefact "$1.log" "/tmp/$1.log"
+}
+
+# generated NAME: how many sidecars the service's last report generated.
+generated()
+{
+	sed -n 's/.*: \([0-9]*\) sidecars generated.*/\1/p' "/tmp/$1.log" |
+		tail -1
+}
+
+load_module sframe_unwind
+serve first
+refused 2 "another sframectl serve is running" $SF serve --cache $CACHE --once
+
+# First mappings after the service started: reported by the module.
+# Libraries by file name: the module names a file by the path it was
+# first mapped through, which /lib64's and merged /usr's links resolve.
+start=$(uptime_ms)
+$W dlopen 5 > /dev/null &
+first=$!
+for f in $W libdeepso.so libc.so.6 ld-linux-x86-64.so.2; do
+	if wait_sidecar "$f" $LIMIT_MS > /dev/null; then
+		result ok "$f: sidecar in use after its first mapping"
+	else
+		result fail "$f: no sidecar within $LIMIT_MS ms of its first mapping"
+	fi
+done
+metric first_mapping_to_sidecars_ms $(($(uptime_ms) - start))
+wait $first
+record_patterns $W
+
+# Not root's: nothing, whatever the module reports.
+cp $W /tmp/users-deep
+chown 1001 /tmp/users-deep
+/tmp/users-deep chain 3 > /dev/null &
+if wait_sidecar /tmp/users-deep 3000 > /dev/null; then
+	result fail "a file owned by uid 1001 got a sidecar"
+else
+	result ok "a file owned by uid 1001 got no sidecar"
+fi
+wait
+stop_serve first
+[ "$(generated first)" -ge 4 ] ||
+	result fail "the first service generated $(generated first) sidecars, want >= 4"
+
+# A restart: what runs is found by the scan, from the cache.
+for f in $W $SO /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2; do
+	$SF unload $f > /dev/null || result fail "unload $f"
+done
+$W dlopen 30 > /dev/null &
+steady=$!
+wait_text /proc/$steady/maps libdeepso.so 10 ||
+	result fail "the steady program did not map libdeepso.so"
+start=$(uptime_ms)
+serve restart
+if wait_sidecar libdeepso.so $LIMIT_MS > /dev/null; then
+	metric scan_to_sidecar_ms $(($(uptime_ms) - start))
+	result ok "restart: a running program's library served by the scan"
+else
+	result fail "restart: no sidecar for $SO within $LIMIT_MS ms"
+fi
+if [ "$(generated restart)" = 0 ]; then
+	result ok "restart: nothing generated, all from the cache"
+else
+	result fail "restart: $(generated restart) sidecars generated, want 0"
+fi
+record_pattern $W chain restart
+
+# The flood: uid 1001 maps 300 new files while the service is stopped.
+kill -STOP $serve_pid
+dropped0=$(stat_value events_dropped)
+mkdir -p /tmp/flood
+chown 1001 /tmp/flood
+/workloads/project/runas 1001 /bin/sh -c "
+	i=0
+	while [ \$i -lt 300 ]; do
+		cp $W /tmp/flood/\$i && /tmp/flood/\$i nosuchpattern 0 > /dev/null 2>&1
+		i=\$((i + 1))
+	done"
+sleep 1
+pending=$(stat_value events_pending)
+dropped=$(($(stat_value events_dropped) - dropped0))
+metric flood_events_pending "$pending"
+metric flood_events_dropped "$dropped"
+if [ "$pending" -le 256 ] && [ "$dropped" -gt 0 ]; then
+	result ok "flood: $pending reports queued (bound 256), $dropped dropped and counted"
+else
+	result fail "flood: $pending reports queued, $dropped dropped; want <= 256 and some dropped"
+fi
+kill -CONT $serve_pid
+if wait_text /tmp/restart.log "reports lost; scanning" 60; then
+	result ok "flood: the service heard of the loss and rescanned"
+else
+	result fail "flood: the service did not report the loss"
+fi
+$OTHER chain 3 > /dev/null &
+if wait_sidecar $OTHER $LIMIT_MS > /dev/null; then
+	result ok "after the flood: a root program's first mapping is served"
+else
+	result fail "after the flood: no sidecar for $OTHER"
+fi
+wait $!
+stat_settles events_pending 0 30 ||
+	result fail "events_pending stayed at $(stat_value events_pending)"
+
+# The watcher holds the module; once the service ends, rmmod works.
+if rmmod sframe_unwind 2> /dev/null; then
+	result fail "rmmod succeeded with the service's watch open"
+	load_module sframe_unwind
+else
+	result ok "rmmod refused while the service watches"
+fi
+kill $steady 2> /dev/null
+wait $steady
+stop_serve restart
+sframe_state module
+rm -rf /tmp/flood
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
