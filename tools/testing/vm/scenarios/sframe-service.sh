@@ -83,12 +83,13 @@ record_patterns $W
 cp $W /tmp/users-deep
 chown 1001 /tmp/users-deep
 /tmp/users-deep chain 3 > /dev/null &
+users=$!
 if wait_sidecar /tmp/users-deep 3000 > /dev/null; then
 	result fail "a file owned by uid 1001 got a sidecar"
 else
 	result ok "a file owned by uid 1001 got no sidecar"
 fi
-wait
+wait $users
 stop_serve first
 [ "$(generated first)" -ge 4 ] ||
 	result fail "the first service generated $(generated first) sidecars, want >= 4"
@@ -144,12 +145,13 @@ else
 	result fail "flood: the service did not report the loss"
 fi
 $OTHER chain 3 > /dev/null &
+other=$!
 if wait_sidecar $OTHER $LIMIT_MS > /dev/null; then
 	result ok "after the flood: a root program's first mapping is served"
 else
 	result fail "after the flood: no sidecar for $OTHER"
 fi
-wait $!
+wait $other
 stat_settles events_pending 0 30 ||
 	result fail "events_pending stayed at $(stat_value events_pending)"
 
