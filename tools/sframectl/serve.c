@@ -214,13 +214,13 @@ static void serve_file(struct serve *s, int fd)
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
-	if (!serve_first_sight(s, &st, &first) || !first)
-		return;
-	if (!s->all_owners &&
-	    (st.st_uid != 0 || (st.st_mode & 0022))) {
+	/* Before remembering it: a user's flood must not grow our memory. */
+	if (!s->all_owners && (st.st_uid != 0 || (st.st_mode & 0022))) {
 		s->skipped++;
 		return;
 	}
+	if (!serve_first_sight(s, &st, &first) || !first)
+		return;
 	serve_fd_name(fd, name, sizeof(name));
 	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
 	    SFRAME_LOAD_OK) {
