@@ -13,6 +13,8 @@
 #                         cost, bytes per sample, memory, exec/dlopen cost
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h
 #   make demo             perf -g with and without the module, in a VM
+#   make deb              build/deb/*.deb: sframe-unwind-dkms and sframectl,
+#                         built from a copy of the tree's source files
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
@@ -53,6 +55,16 @@ checkpatch:
 demo:
 	tools/testing/vm/vmtest --demo
 
+# Tracked and new files, never build products, so that what is packaged
+# is what a clean checkout would give.
+DEB_OUT := build/deb
+deb:
+	rm -rf $(DEB_OUT)
+	mkdir -p $(DEB_OUT)/src
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp --parents -t $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -b -us -uc
+
 clean:
 	$(MAKE) -C tools/sframectl clean
 	$(MAKE) -C tools/testing/sframe clean
@@ -60,4 +72,4 @@ clean:
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
 .PHONY: module tools check check-user check-vm fuzz bench bench-user bench-vm \
-	checkpatch demo clean
+	checkpatch demo deb clean

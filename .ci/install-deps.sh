@@ -13,7 +13,9 @@ packages="
 	clang
 	cpio
 	debian-archive-keyring
+	debhelper
 	debootstrap
+	dh-dkms
 	dwarves
 	file
 	flex
@@ -23,10 +25,12 @@ packages="
 	libdw-dev
 	libelf-dev
 	libssl-dev
+	lintian
 	linux-perf
 	perl
 	llvm
 	python3
+	python3-docutils
 	qemu-system-x86
 	rsync
 	sparse
