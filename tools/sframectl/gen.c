@@ -1110,58 +1110,71 @@ static void gen_free(struct gen *g)
 }
 
 /*
- * For sframectl load: the section for @path, whose @file_size bytes the
- * caller has read to @file (not written to, and used only during the
- * call), made in memory, and the address it assumes.  0, or an exit
- * status with the reason in @msg.
+ * Build the section for @path, whose @file_size bytes the caller has read
+ * to @file (not written to, and used only while @g lives), in memory.
+ * 0, or an exit status with the reason in @msg; @g is the caller's to
+ * gen_free() either way.
+ */
+static int gen_in_memory(struct gen *g, const char *path, const u8 *file,
+			 size_t file_size, u8 **data, size_t *size, char *msg,
+			 size_t msg_size)
+{
+	struct sframe_section sec;
+	int ret;
+
+	*g = (struct gen){
+		.path = path, .image = (unsigned char *)file,
+		.image_size = file_size, .borrowed = true,
+	};
+	ret = gen_build(g, data, size, &sec);
+	if (ret)
+		snprintf(msg, msg_size, "%s", g->err);
+	return ret;
+}
+
+/*
+ * For sframectl load: the section for @path (gen_in_memory()) and the
+ * address it assumes.  0, or an exit status with the reason in @msg.
  */
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 		      u8 **data, size_t *size, u64 *vaddr, char *msg,
 		      size_t msg_size)
 {
-	struct sframe_section sec;
-	struct gen g = {
-		.path = path, .image = (unsigned char *)file,
-		.image_size = file_size, .borrowed = true,
-	};
+	struct gen g;
 	int ret;
 
-	ret = gen_build(&g, data, size, &sec);
-	if (ret)
-		snprintf(msg, msg_size, "%s", g.err);
+	ret = gen_in_memory(&g, path, file, file_size, data, size, msg,
+			    msg_size);
 	*vaddr = g.eh_addr;
 	gen_free(&g);
 	return ret;
 }
 
 /*
- * For sframectl serve: the sidecar file gen -o writes for @path, whose
- * @file_size bytes are at @file (borrowed), in a malloc()ed buffer.  0,
- * or an exit status with the reason in @msg.
+ * For sframectl serve: the sidecar file gen -o writes for @path
+ * (gen_in_memory()), in a malloc()ed buffer.  0, or an exit status with
+ * the reason in @msg.
  */
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
 		    u8 **out, size_t *out_size, char *msg, size_t msg_size)
 {
-	struct sframe_section sec;
-	struct gen g = {
-		.path = path, .image = (unsigned char *)file,
-		.image_size = file_size, .borrowed = true,
-	};
+	struct gen g;
 	size_t size;
 	u8 *bytes;
 	int ret;
 
 	*out = NULL;
-	ret = gen_build(&g, &bytes, &size, &sec);
+	ret = gen_in_memory(&g, path, file, file_size, &bytes, &size, msg,
+			    msg_size);
 	if (!ret) {
 		*out = sframe_container(bytes, size, g.eh_addr, g.note,
 					g.note_size, out_size);
-		if (!*out)
-			ret = gen_fail(&g, EXIT_USAGE, "out of memory");
+		if (!*out) {
+			snprintf(msg, msg_size, "out of memory");
+			ret = EXIT_USAGE;
+		}
 		free(bytes);
 	}
-	if (ret)
-		snprintf(msg, msg_size, "%s", g.err);
 	gen_free(&g);
 	return ret;
 }
