@@ -221,51 +221,32 @@ static int load_refused(const char *elf, const struct build_id *want)
 }
 
 /*
- * Load a sidecar for @elf, open at @fd: from @path, or generated.  Exit
- * status.  For --system (@quiet), objects with SFrame of their own are
- * only counted.  Its program headers, build ID and .eh_frame are read
- * through @fd, which is the one handed to the module, so a file put at
- * the path meanwhile cannot get a sidecar made for another.  With @dev < 0 (--dry-run) everything but the hand-over to the
- * module is done.
+ * Load a sidecar for @elf, open at @fd, whose bytes @obj holds and whose
+ * code @code describes: from @path, or generated.  Exit status.  @fd is
+ * the descriptor handed to the module, and @obj was read through it, so a
+ * file put at the path meanwhile cannot get a sidecar made for another.
+ * With @dev < 0 (--dry-run) everything but the hand-over to the module is
+ * done.
  */
-static int load_fd(int dev, int fd, const char *elf, const char *path,
-		   bool quiet, bool force, struct load_totals *t)
+static int load_obj(int dev, int fd, const char *elf,
+		    const struct sframe_input *obj,
+		    const struct sframe_code *code, const char *path,
+		    bool quiet, bool force, struct load_totals *t)
 {
-	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_sidecar_load arg;
 	struct build_id have, want;
-	struct sframe_input obj;
-	struct sframe_code code;
 	struct sidecar sc;
 	int ret;
 
-	if (sframe_input_load_fd(&obj, fd, elf, true, msg, sizeof(msg)) !=
-	    SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
-		return EXIT_USAGE;
-	}
-	ret = sframe_elf_code(obj.file, obj.file_size, &code, msg,
-			      sizeof(msg)) ? EXIT_INVALID : 0;
-	if (ret) {
-		if (!quiet)
-			fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
-		t->not_elf++;
-		goto out_obj;
-	}
-	if (quiet && code.has_sframe) {
-		t->own_sframe++;
-		goto out_obj;
-	}
-	build_id_get(&have, obj.file, obj.file_size);
-	ret = sidecar_get(&sc, elf, path, &obj);
-	sframe_input_free(&obj);
+	build_id_get(&have, obj->file, obj->file_size);
+	ret = sidecar_get(&sc, elf, path, obj);
 	if (ret) {
 		t->failed++;
 		return ret;
 	}
 	ret = sidecar_build_id(&sc, elf, path ? path : elf, &have, &want);
 	if (!ret || force)
-		ret = sidecar_check(&sc, elf, path ? path : elf, &code) ?: ret;
+		ret = sidecar_check(&sc, elf, path ? path : elf, code) ?: ret;
 	if (ret && force && want.size <= SFRAME_BUILD_ID_MAX) {
 		fprintf(stderr, "sframectl: --force: passing it to the module anyway\n");
 		ret = 0;
@@ -301,7 +282,38 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 out:
 	sidecar_free(&sc);
 	return ret;
-out_obj:
+}
+
+/*
+ * load_obj() for @elf, open at @fd, read here.  For --system (@quiet),
+ * objects with SFrame of their own are only counted.
+ */
+static int load_fd(int dev, int fd, const char *elf, const char *path,
+		   bool quiet, bool force, struct load_totals *t)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_input obj;
+	struct sframe_code code;
+	int ret;
+
+	if (sframe_input_load_fd(&obj, fd, elf, true, msg, sizeof(msg)) !=
+	    SFRAME_LOAD_OK) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		return EXIT_USAGE;
+	}
+	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			    sizeof(msg))) {
+		if (!quiet)
+			fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		t->not_elf++;
+		ret = EXIT_INVALID;
+	} else if (quiet && code.has_sframe) {
+		t->own_sframe++;
+		ret = 0;
+	} else {
+		ret = load_obj(dev, fd, elf, &obj, &code, path, quiet, force,
+			       t);
+	}
 	sframe_input_free(&obj);
 	return ret;
 }
@@ -324,19 +336,17 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 
 /*
  * For sframectl serve: hand the module on @dev the sidecar file @path for
- * the object open at @fd (read from its start; @elf names it in
- * messages).  An exit status: 0, EXIT_INVALID when @path is not a valid
- * sidecar for it, EXIT_USAGE for anything else.
+ * the object open at @fd, already read to @obj (its code: @code; @elf
+ * names it in messages).  An exit status: 0, EXIT_INVALID when @path is
+ * not a valid sidecar for it, EXIT_USAGE for anything else.
  */
-int sframe_load_sidecar_fd(int dev, int fd, const char *elf, const char *path)
+int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
+			    const struct sframe_input *obj,
+			    const struct sframe_code *code, const char *path)
 {
 	struct load_totals t = { 0 };
 
-	if (lseek(fd, 0, SEEK_SET)) {
-		fprintf(stderr, "sframectl: %s: %s\n", elf, strerror(errno));
-		return EXIT_USAGE;
-	}
-	return load_fd(dev, fd, elf, path, false, false, &t);
+	return load_obj(dev, fd, elf, obj, code, path, false, false, &t);
 }
 
 /* ---- load --system ---- */

@@ -243,14 +243,15 @@ static void serve_file(struct serve *s, int fd)
 		s->failed++;
 		goto out;
 	}
-	ret = sframe_load_sidecar_fd(s->dev, fd, name, path);
+	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, path);
 	if (ret == EXIT_INVALID && from_cache) {
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			path, name);
 		unlink(path);
 		from_cache = false;
 		ret = serve_generate(s, name, &obj, path) ? -1 :
-		      sframe_load_sidecar_fd(s->dev, fd, name, path);
+		      sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
+					      path);
 	}
 	if (ret)
 		s->failed++;

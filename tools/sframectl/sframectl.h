@@ -74,7 +74,9 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 		      size_t msg_size);
 int sframe_load_command(int argc, char **argv);
 int sframe_open_device(void);
-int sframe_load_sidecar_fd(int dev, int fd, const char *elf, const char *path);
+int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
+			    const struct sframe_input *obj,
+			    const struct sframe_code *code, const char *path);
 int sframe_serve_command(int argc, char **argv);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
