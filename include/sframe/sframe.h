@@ -50,6 +50,7 @@ enum sframe_reason {
 	SFRAME_ERR_MASK_FRES,
 	SFRAME_ERR_FLAT_SPAN,
 	SFRAME_ERR_FLAT_RULES,
+	SFRAME_ERR_FLAT_MASKS,
 	SFRAME_NR_REASONS
 };
 
@@ -212,32 +213,40 @@ struct sframe_span {
  * gaps between functions) in one sorted array of starts, each with a
  * 16-bit row word naming a decoded rule from a small table of distinct
  * ones.  A lookup is one binary search, with nothing to decode; a walk in
- * a perf sample wants exactly that.
+ * a perf sample wants exactly that.  The table answers every lookup by
+ * itself: once it is built, the section's bytes are no longer needed.
  *
- * Row word: the rule's index (RULE rows), the kind, and END on the last
- * row of a function, whose end is then the next row's start.  SIGNAL rows
- * cover a whole signal trampoline's FDE; DECODE rows an FDE the table does
- * not flatten (PC-mask FDEs, i.e. PLTs), for which a lookup decodes.
+ * Row word: the rule's index (RULE rows) or the PC-mask function's
+ * (MASK rows), the kind, and END on the last row of a function, whose
+ * end is then the next row's start.  SIGNAL rows cover a whole signal
+ * trampoline's FDE; MASK rows a PC-mask FDE (a PLT), whose rule depends
+ * on the PC modulo its repeat size: struct sframe_flat_mask, at most
+ * SFRAME_MAX_MASK_FRES rules.
  *
  * A block index narrows the search, as the kernel's ORC lookup table does:
  * for each 2^block_shift bytes of text, the row in force at its start.
  * Blocks are at least SFRAME_FLAT_MIN_BLOCK_SHIFT bytes and never more
- * than rows, so the index costs at most 4 bytes a row.
+ * than rows, so the index costs at most 4 bytes a row.  The rows a block
+ * searches start at most 2^block_shift bytes after the block does, so
+ * where blocks are at most 2^SFRAME_FLAT_COMPACT_SHIFT bytes (rows at
+ * least that dense: every real section) a row's start is kept in 16 bits,
+ * as its offset modulo 2^16, and a row costs 4 bytes; sparser tables keep
+ * 32-bit starts, 6 bytes a row.
  *
- * The work of one lookup is bounded whatever the section holds:
- * - a RULE, SIGNAL or NONE row: one block index read and a binary search
- *   over that block's rows, at most SFRAME_MAX_SEARCH_STEPS steps;
- * - a DECODE row: in addition a binary search of the FDE table, as many
- *   steps at most, and at most SFRAME_MAX_MASK_FRES FREs decoded, which
- *   validation enforces.
- * Every sorted section whose functions span at most 4 GiB and that has at
- * most SFRAME_FLAT_MAX_RULES distinct rules has a table; sframe_flat_size()
- * names the reason for any other, so that a kernel refuses it rather than
- * decode an unbounded number of FREs per frame.
+ * The work of one lookup is bounded whatever the section holds: one block
+ * index read and a binary search over that block's rows, at most
+ * SFRAME_MAX_SEARCH_STEPS steps, then for a MASK row a scan of at most
+ * SFRAME_MAX_MASK_FRES bytes.  Every sorted section whose functions span
+ * at most 4 GiB, that has at most SFRAME_FLAT_MAX_RULES distinct rules and
+ * at most as many PC-mask FDEs has a table; sframe_flat_size() names the
+ * reason for any other, so that a kernel refuses it rather than decode an
+ * unbounded number of FREs per frame.
  */
 #define SFRAME_FLAT_MIN_BLOCK_SHIFT	8
+#define SFRAME_FLAT_COMPACT_SHIFT	15
 #define SFRAME_FLAT_MAX_RULES	4096
-#define SFRAME_FLAT_RULE_MASK	0x0fff
+#define SFRAME_FLAT_MAX_MASKS	4096
+#define SFRAME_FLAT_INDEX_MASK	0x0fff
 #define SFRAME_FLAT_KIND_SHIFT	12
 #define SFRAME_FLAT_KIND(row)	(((row) >> SFRAME_FLAT_KIND_SHIFT) & 3)
 #define SFRAME_FLAT_END		0x4000
@@ -248,16 +257,28 @@ enum sframe_flat_kind {
 	SFRAME_FLAT_NONE,		/* no rule: outside functions, or before the first FRE */
 	SFRAME_FLAT_RULE,
 	SFRAME_FLAT_SIGNAL,
-	SFRAME_FLAT_DECODE,
+	SFRAME_FLAT_MASK,
+};
+
+/* A PC-mask FDE: the rule at (PC - start) % rep_size. */
+struct sframe_flat_mask {
+	u32 start;			/* relative to the table's base */
+	u8 rep_size;
+	u8 nr;				/* FREs starting below rep_size */
+	u8 starts[SFRAME_MAX_MASK_FRES];	/* increasing */
+	u16 rules[SFRAME_MAX_MASK_FRES];
 };
 
 struct sframe_flat {
 	const struct sframe_rule *rules;
-	const u32 *starts;		/* relative to base, non-decreasing */
+	const struct sframe_flat_mask *masks;
 	const u32 *blocks;		/* first row of each block */
+	const u32 *starts;		/* relative to base; NULL if compact */
+	const u16 *low;			/* compact: starts modulo 2^16 */
 	const u16 *rows;
 	u32 nr_rows;
 	u32 nr_rules;
+	u32 nr_masks;
 	u32 nr_blocks;
 	u8 block_shift;
 	s64 base;			/* section-relative address of FDE 0 */
@@ -271,6 +292,7 @@ struct sframe_flat_builder {
 	struct sframe_rule rules[SFRAME_FLAT_MAX_RULES];
 	u16 hash[2 * SFRAME_FLAT_MAX_RULES];
 	u32 nr_rules;
+	u32 nr_masks;
 	u32 nr_rows;
 	u32 nr_blocks;
 	u8 block_shift;
@@ -296,6 +318,7 @@ int sframe_flat_size(const struct sframe_section *sec,
 void sframe_flat_build(const struct sframe_section *sec,
 		       struct sframe_flat_builder *b, void *mem,
 		       struct sframe_flat *flat);
+u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row);
 
 /*
  * The rows [*@lo, *@hi) a lookup in @block searches: those that start
@@ -311,27 +334,88 @@ static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 }
 
 /*
- * The row in force at section-relative @rel_pc.  For a row with
- * SFRAME_FLAT_END, *@next is where the function ends (section-relative).
- * Inline: a walk does this once per frame.
+ * The first row of [@lo, @hi), rows that @block searches, starting above
+ * @delta (relative to the base, inside the block), or @hi; and in *@start
+ * that row's start when it is below @hi.  A compact row's start is
+ * recovered from its 16 bits and the block's: it lies less than 2^16
+ * bytes past the block's start.
+ */
+static inline u32 sframe_flat_upper(const struct sframe_flat *flat, u32 block,
+				    u32 lo, u32 hi, u64 delta, u64 *start)
+{
+	u32 from = block << flat->block_shift, key = (u32)delta - from;
+	u32 row = lo, end = hi;
+
+	if (flat->starts) {
+		row = sframe_u32_upper(flat->starts, lo, hi, delta);
+		if (row < end)
+			*start = flat->starts[row];
+		return row;
+	}
+	while (row < end) {
+		u32 mid = row + (end - row) / 2;
+
+		if ((u16)(flat->low[mid] - (u16)from) <= key)
+			row = mid + 1;
+		else
+			end = mid;
+	}
+	if (row < hi)
+		*start = from + (u16)(flat->low[row] - (u16)from);
+	return row;
+}
+
+/*
+ * The row in force at section-relative @rel_pc, and in *@at_end whether
+ * @rel_pc is the last byte of a function (the row has END and the next
+ * starts at @rel_pc + 1).  Inline: a walk does this once per frame.
  */
 static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
-				   s64 *next)
+				   bool *at_end)
 {
-	u64 delta = (u64)rel_pc - (u64)flat->base, block;
+	u64 delta = (u64)rel_pc - (u64)flat->base, block, next = 0;
 	u32 lo, hi, row;
+	u16 word;
 
+	*at_end = false;
 	block = delta >> flat->block_shift;
 	/* Past the last block is past the last function. */
 	if (rel_pc < flat->base || block >= flat->nr_blocks)
 		return SFRAME_FLAT_NONE;
 	/* The block's first row is in force at its start, so at or before delta. */
 	sframe_flat_block_rows(flat, (u32)block, &lo, &hi);
-	row = sframe_u32_upper(flat->starts, lo, hi, delta);
-	/* The last row is the gap after the last function: never END. */
-	if (row < flat->nr_rows)
-		*next = flat->base + flat->starts[row];
-	return flat->rows[row - 1];
+	row = sframe_flat_upper(flat, (u32)block, lo, hi, delta, &next);
+	word = flat->rows[row - 1];
+	/* A function's end inside this block is a row this block searched. */
+	*at_end = (word & SFRAME_FLAT_END) && row < hi && next == delta + 1;
+	return word;
+}
+
+/*
+ * The rule of row word @row at section-relative @rel_pc, which the row
+ * covers; NULL for a row without one (NONE, SIGNAL, or a PC-mask FDE
+ * with no FRE at that offset).
+ */
+static inline const struct sframe_rule *
+sframe_flat_rule(const struct sframe_flat *flat, u16 row, s64 rel_pc)
+{
+	const struct sframe_flat_mask *m;
+	u32 i, off;
+
+	switch (SFRAME_FLAT_KIND(row)) {
+	case SFRAME_FLAT_RULE:
+		return &flat->rules[row & SFRAME_FLAT_INDEX_MASK];
+	case SFRAME_FLAT_MASK:
+		m = &flat->masks[row & SFRAME_FLAT_INDEX_MASK];
+		off = (u32)((u64)rel_pc - (u64)flat->base - m->start) %
+		      m->rep_size;
+		for (i = m->nr; i; i--) {
+			if (m->starts[i - 1] <= off)
+				return &flat->rules[m->rules[i - 1]];
+		}
+		return NULL;
+	}
+	return NULL;
 }
 
 int sframe_fdes_within(const struct sframe_section *sec,

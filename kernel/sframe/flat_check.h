@@ -40,8 +40,9 @@ static inline void *flat_check_build(struct sframe_section *sec,
 	return mem;
 }
 
+/* What a walk gets at a PC: a signal frame, a rule or nothing. */
 struct flat_answer {
-	unsigned int kind;		/* enum sframe_flat_kind */
+	unsigned int kind;		/* NONE, RULE or SIGNAL */
 	bool end;			/* pc + 1 ends the function holding pc */
 	struct sframe_rule rule;	/* for SFRAME_FLAT_RULE */
 };
@@ -60,25 +61,27 @@ static inline void flat_check_decoded(const struct sframe_section *sec, u64 pc,
 	a->end = pc + 1 == fde.start + fde.size;
 	if (fde.signal)
 		a->kind = SFRAME_FLAT_SIGNAL;
-	else if (fde.pc_type == SFRAME_PC_TYPE_MASK)
-		a->kind = SFRAME_FLAT_DECODE;
 	else if (!sframe_fde_find_fre(sec, &fde, pc, &fre, NULL) &&
 		 !sframe_fre_rule(sec, &fde, &fre, &a->rule))
 		a->kind = SFRAME_FLAT_RULE;
 }
 
-/* What the table says at @pc. */
+/* What the table says at @pc, without the section's bytes. */
 static inline void flat_check_table(const struct sframe_section *sec,
 				    const struct sframe_flat *flat, u64 pc,
 				    struct flat_answer *a)
 {
-	s64 rel_pc = (s64)(pc - sec->vaddr), next = 0;
-	u16 row = sframe_flat_find(flat, rel_pc, &next);
+	s64 rel_pc = (s64)(pc - sec->vaddr);
+	u16 row = sframe_flat_find(flat, rel_pc, &a->end);
+	const struct sframe_rule *rule = sframe_flat_rule(flat, row, rel_pc);
 
-	a->kind = SFRAME_FLAT_KIND(row);
-	a->end = (row & SFRAME_FLAT_END) && rel_pc + 1 == next;
-	if (a->kind == SFRAME_FLAT_RULE)
-		a->rule = flat->rules[row & SFRAME_FLAT_RULE_MASK];
+	a->kind = SFRAME_FLAT_NONE;
+	if (SFRAME_FLAT_KIND(row) == SFRAME_FLAT_SIGNAL) {
+		a->kind = SFRAME_FLAT_SIGNAL;
+	} else if (rule) {
+		a->kind = SFRAME_FLAT_RULE;
+		a->rule = *rule;
+	}
 }
 
 /* NULL when the table and the decoder agree at @pc, else what differs. */
@@ -91,8 +94,8 @@ static inline const char *flat_check_pc(const struct sframe_section *sec,
 	flat_check_table(sec, flat, pc, &t);
 	if (d.kind != t.kind)
 		return "kind of step";
-	/* A walk takes these without looking further. */
-	if (d.kind == SFRAME_FLAT_SIGNAL || d.kind == SFRAME_FLAT_DECODE)
+	/* A walk takes a signal frame without looking further. */
+	if (d.kind == SFRAME_FLAT_SIGNAL)
 		return NULL;
 	if (d.end != t.end)
 		return "end of function";

@@ -11,12 +11,17 @@
 
 #define SFRAME_FLAT_HASH_SIZE	(2 * SFRAME_FLAT_MAX_RULES)
 
-/* Where the rows go: nowhere when sizing (starts == NULL). */
+/* Where the rows go: nowhere when sizing (rows == NULL). */
 struct sframe_flat_out {
 	struct sframe_flat_builder *b;
-	u32 *starts;
+	u32 *starts;			/* or, in a compact table, */
+	u16 *low;			/* starts modulo 2^16 */
 	u16 *rows;
+	struct sframe_flat_mask *masks;
+	u32 *blocks;
 	u32 nr;
+	u32 nr_masks;
+	u32 next_block;			/* the first block not yet given a row */
 	u16 last;
 	u32 last_start;
 };
@@ -27,9 +32,22 @@ static u32 sframe_loc_hash(u32 h, const struct sframe_loc *loc)
 		(u32)loc->offset >> 16) * 0x9e3779b1U;
 }
 
-/* The index of @rule in the builder's table, added if new; -E2BIG if full. */
-static int sframe_flat_rule(struct sframe_flat_builder *b,
-			    const struct sframe_rule *rule)
+/* Why sizing failed, in @b, as validation would say it; its errno. */
+static int sframe_flat_fail(struct sframe_flat_builder *b,
+			    enum sframe_reason reason, u32 offset, u32 fde)
+{
+	b->error = (struct sframe_error){ .reason = reason, .offset = offset,
+					  .fde = fde };
+	return sframe_reason_errno(reason);
+}
+
+/*
+ * The index of @rule in the builder's table, added if new; if the table
+ * is full, the failure of @fde.
+ */
+static int sframe_flat_add_rule(struct sframe_flat_builder *b,
+				const struct sframe_rule *rule,
+				const struct sframe_fde *fde)
 {
 	u32 h = sframe_loc_hash(rule->flags, &rule->cfa);
 	u32 slot;
@@ -43,7 +61,8 @@ static int sframe_flat_rule(struct sframe_flat_builder *b,
 			return b->hash[slot] - 1;
 	}
 	if (b->nr_rules == SFRAME_FLAT_MAX_RULES)
-		return -E2BIG;
+		return sframe_flat_fail(b, SFRAME_ERR_FLAT_RULES, fde->fres,
+					fde->index);
 	b->rules[b->nr_rules] = *rule;
 	b->nr_rules++;
 	b->hash[slot] = (u16)b->nr_rules;	/* index + 1: 0 is empty */
@@ -59,10 +78,16 @@ static void sframe_flat_emit(struct sframe_flat_out *o, u32 start, u16 row)
 {
 	if (o->nr && o->last == row && !(row & SFRAME_FLAT_END))
 		return;
-	if (o->starts) {
+	/* Blocks starting before this row have the last one in force. */
+	while (o->blocks && o->next_block < o->b->nr_blocks &&
+	       (u64)o->next_block << o->b->block_shift < start)
+		o->blocks[o->next_block++] = o->nr - 1;
+	if (o->starts)
 		o->starts[o->nr] = start;
+	if (o->low)
+		o->low[o->nr] = (u16)start;
+	if (o->rows)
 		o->rows[o->nr] = row;
-	}
 	o->nr++;
 	o->last = row;
 	o->last_start = start;
@@ -72,8 +97,49 @@ static void sframe_flat_emit(struct sframe_flat_out *o, u32 start, u16 row)
 static void sframe_flat_mark_end(struct sframe_flat_out *o)
 {
 	o->last |= SFRAME_FLAT_END;
-	if (o->starts)
+	if (o->rows)
 		o->rows[o->nr - 1] = o->last;
+}
+
+/*
+ * A PC-mask FDE (a PLT) at @start: one MASK row and its rules by offset
+ * in the repeated block.
+ */
+static int sframe_flat_mask_fde(const struct sframe_section *sec,
+				const struct sframe_fde *fde, u32 start,
+				struct sframe_flat_out *o)
+{
+	struct sframe_flat_mask m = { .start = start, .rep_size = fde->rep_size };
+	struct sframe_rule rule;
+	struct sframe_fre fre;
+	u32 i, offset = fde->fres;
+	int idx;
+
+	if (o->nr_masks == SFRAME_FLAT_MAX_MASKS)
+		return sframe_flat_fail(o->b, SFRAME_ERR_FLAT_MASKS, fde->fres,
+					fde->index);
+	/*
+	 * Validation capped num_fres at SFRAME_MAX_MASK_FRES and FRE starts
+	 * below rep_size, a byte.
+	 */
+	for (i = 0; i < fde->num_fres; i++, offset = fre.next) {
+		if (sframe_read_fre(sec, fde, offset, &fre) ||
+		    sframe_fre_rule(sec, fde, &fre, &rule))
+			return -EINVAL;
+		idx = sframe_flat_add_rule(o->b, &rule, fde);
+		if (idx < 0)
+			return idx;
+		m.starts[m.nr] = (u8)fre.start;
+		m.rules[m.nr] = (u16)idx;
+		m.nr++;
+	}
+	if (o->masks)
+		o->masks[o->nr_masks] = m;
+	sframe_flat_emit(o, start, SFRAME_FLAT_MASK << SFRAME_FLAT_KIND_SHIFT |
+				   o->nr_masks);
+	o->nr_masks++;
+	sframe_flat_mark_end(o);
+	return 0;
 }
 
 /* The rows of one FDE, starting at @start (relative to the table's base). */
@@ -92,11 +158,8 @@ static int sframe_flat_fde(const struct sframe_section *sec,
 					   SFRAME_FLAT_KIND_SHIFT);
 		return 0;
 	}
-	if (fde->pc_type == SFRAME_PC_TYPE_MASK) {
-		sframe_flat_emit(o, start, SFRAME_FLAT_DECODE <<
-					   SFRAME_FLAT_KIND_SHIFT);
-		return 0;
-	}
+	if (fde->pc_type == SFRAME_PC_TYPE_MASK)
+		return sframe_flat_mask_fde(sec, fde, start, o);
 	for (i = 0; i < fde->num_fres; i++, offset = fre.next) {
 		if (sframe_read_fre(sec, fde, offset, &fre) ||
 		    sframe_fre_rule(sec, fde, &fre, &rule))
@@ -106,7 +169,7 @@ static int sframe_flat_fde(const struct sframe_section *sec,
 		if (fre.start && !covered)
 			sframe_flat_emit(o, start, SFRAME_FLAT_NONE);
 		covered = true;
-		idx = sframe_flat_rule(o->b, &rule);
+		idx = sframe_flat_add_rule(o->b, &rule, fde);
 		if (idx < 0)
 			return idx;
 		sframe_flat_emit(o, start + fre.start,
@@ -116,15 +179,6 @@ static int sframe_flat_fde(const struct sframe_section *sec,
 		sframe_flat_emit(o, start, SFRAME_FLAT_NONE);
 	sframe_flat_mark_end(o);
 	return 0;
-}
-
-/* Why sizing failed, in @b, as validation would say it; its errno. */
-static int sframe_flat_fail(struct sframe_flat_builder *b,
-			    enum sframe_reason reason, u32 offset, u32 fde)
-{
-	b->error = (struct sframe_error){ .reason = reason, .offset = offset,
-					  .fde = fde };
-	return sframe_reason_errno(reason);
 }
 
 /* Where the table's starts count from: the first function, if any. */
@@ -154,9 +208,6 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 						i);
 		if (fde.size) {
 			ret = sframe_flat_fde(sec, &fde, (u32)start, o);
-			if (ret == -E2BIG)
-				return sframe_flat_fail(o->b, SFRAME_ERR_FLAT_RULES,
-							fde.fres, i);
 			if (ret)
 				return ret;
 		}
@@ -167,6 +218,18 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 	return 0;
 }
 
+/* The table's bytes: rules, masks, the block index, starts, row words. */
+static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
+{
+	bool compact = b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT;
+
+	return b->nr_rules * sizeof(struct sframe_rule) +
+	       b->nr_masks * sizeof(struct sframe_flat_mask) +
+	       b->nr_blocks * sizeof(u32) +
+	       b->nr_rows * (compact ? sizeof(u16) : sizeof(u32)) +
+	       b->nr_rows * sizeof(u16);
+}
+
 /*
  * Size the table of @sec in *@bytes, collecting its distinct rules in @b.
  * A section without functions has an empty table, which answers NONE.
@@ -174,8 +237,9 @@ static int sframe_flat_pass(const struct sframe_section *sec,
  * result is its errno: SFRAME_ERR_NOT_SORTED (-EINVAL) for an unsorted
  * section, SFRAME_ERR_FLAT_SPAN (-ERANGE) when its functions span more
  * than 4 GiB, SFRAME_ERR_FLAT_RULES (-E2BIG) when it has more than
- * SFRAME_FLAT_MAX_RULES distinct rules.  -EINVAL with SFRAME_VALID in
- * b->error means @sec was not validated.
+ * SFRAME_FLAT_MAX_RULES distinct rules, SFRAME_ERR_FLAT_MASKS (-E2BIG)
+ * when it has more than SFRAME_FLAT_MAX_MASKS PC-mask FDEs.  -EINVAL with
+ * SFRAME_VALID in b->error means @sec was not validated.
  */
 int sframe_flat_size(const struct sframe_section *sec,
 		     struct sframe_flat_builder *b, size_t *bytes)
@@ -196,6 +260,7 @@ int sframe_flat_size(const struct sframe_section *sec,
 	if (ret)
 		return ret;
 	b->nr_rows = o.nr;
+	b->nr_masks = o.nr_masks;
 	/* Blocks up to the last row's start: the end of the last function. */
 	b->block_shift = SFRAME_FLAT_MIN_BLOCK_SHIFT;
 	b->nr_blocks = 0;
@@ -204,8 +269,7 @@ int sframe_flat_size(const struct sframe_section *sec,
 			b->block_shift++;
 		b->nr_blocks = (o.last_start >> b->block_shift) + 1;
 	}
-	*bytes = b->nr_rules * sizeof(struct sframe_rule) +
-		 (o.nr + b->nr_blocks) * sizeof(u32) + o.nr * sizeof(u16);
+	*bytes = sframe_flat_bytes(b);
 	return 0;
 }
 
@@ -219,27 +283,50 @@ void sframe_flat_build(const struct sframe_section *sec,
 {
 	struct sframe_rule *rules = mem;
 	struct sframe_flat_out o = { .b = b };
-	u32 i, row = 0, *blocks;
+	u32 i;
 
 	for (i = 0; i < b->nr_rules; i++)
 		rules[i] = b->rules[i];
-	o.starts = (u32 *)(rules + b->nr_rules);
-	blocks = o.starts + b->nr_rows;
-	o.rows = (u16 *)(blocks + b->nr_blocks);
+	o.masks = (struct sframe_flat_mask *)(rules + b->nr_rules);
+	o.blocks = (u32 *)(o.masks + b->nr_masks);
+	if (b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT) {
+		o.low = (u16 *)(o.blocks + b->nr_blocks);
+		o.rows = o.low + b->nr_rows;
+	} else {
+		o.starts = o.blocks + b->nr_blocks;
+		o.rows = (u16 *)(o.starts + b->nr_rows);
+	}
 	/* Sizing succeeded, so this pass meets only rules @b already has. */
 	sframe_flat_pass(sec, &o);
+	/* Blocks at or past the last row's start: it is in force there. */
+	while (o.next_block < b->nr_blocks)
+		o.blocks[o.next_block++] = o.nr - 1;
 
-	/* Each block's first row: the last one starting at or before it. */
-	for (i = 0; i < b->nr_blocks; i++) {
-		while (row + 1 < o.nr &&
-		       o.starts[row + 1] <= (u64)i << b->block_shift)
-			row++;
-		blocks[i] = row;
-	}
 	*flat = (struct sframe_flat){
-		.rules = rules, .starts = o.starts, .blocks = blocks,
-		.rows = o.rows, .nr_rows = o.nr, .nr_rules = b->nr_rules,
-		.nr_blocks = b->nr_blocks, .block_shift = b->block_shift,
-		.base = sframe_flat_base(sec),
+		.rules = rules, .masks = o.masks, .blocks = o.blocks,
+		.starts = o.starts, .low = o.low, .rows = o.rows,
+		.nr_rows = o.nr, .nr_rules = b->nr_rules,
+		.nr_masks = o.nr_masks, .nr_blocks = b->nr_blocks,
+		.block_shift = b->block_shift, .base = sframe_flat_base(sec),
 	};
+}
+
+/*
+ * Where row @row starts, relative to the table's base.  Not for the walk,
+ * which finds starts through the block index: for tests and tools.  A
+ * compact row after the first is searched by the one block whose first
+ * row is before it and whose successor's is not, and starts less than
+ * 2^16 bytes past that block's start.
+ */
+u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row)
+{
+	u32 block, from;
+
+	if (flat->starts)
+		return flat->starts[row];
+	if (!row)
+		return 0;
+	block = sframe_u32_upper(flat->blocks, 0, flat->nr_blocks, row - 1) - 1;
+	from = block << flat->block_shift;
+	return from + (u16)(flat->low[row] - (u16)from);
 }

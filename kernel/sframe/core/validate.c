@@ -47,6 +47,7 @@ static const struct {
 	[SFRAME_ERR_MASK_FRES] = { "PC-mask FDE with too many FREs", -E2BIG },
 	[SFRAME_ERR_FLAT_SPAN] = { "functions span more than 4 GiB", -ERANGE },
 	[SFRAME_ERR_FLAT_RULES] = { "too many distinct rules for the lookup table", -E2BIG },
+	[SFRAME_ERR_FLAT_MASKS] = { "too many PC-mask FDEs for the lookup table", -E2BIG },
 };
 
 const char *sframe_reason_str(enum sframe_reason reason)

@@ -317,27 +317,20 @@ static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
-					const struct sframe_rule **rulep,
-					struct sframe_rule *scratch)
+					const struct sframe_rule **rulep)
 {
 	const struct sframe_flat *flat = sec->flat;
-	s64 rel_pc = (s64)(pc - bias - sec->vaddr), end = 0;
-	u16 row = sframe_flat_find(flat, rel_pc, &end);
+	s64 rel_pc = (s64)(pc - bias - sec->vaddr);
+	bool at_end;
+	u16 row = sframe_flat_find(flat, rel_pc, &at_end);
 
-	switch (SFRAME_FLAT_KIND(row)) {
-	case SFRAME_FLAT_SIGNAL:
+	if (SFRAME_FLAT_KIND(row) == SFRAME_FLAT_SIGNAL)
 		return SFRAME_STEP_SIGNAL;
-	case SFRAME_FLAT_DECODE:
-		return sframe_how_decode(w, sec, bias, pc, scratch);
-	}
 	/* pc is w->ip - 1 when it matters. */
-	if (sframe_tramp_after(w, pc, (row & SFRAME_FLAT_END) &&
-				      rel_pc + 1 == end))
+	if (sframe_tramp_after(w, pc, at_end))
 		return SFRAME_STEP_SIGNAL;
-	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE)
-		return SFRAME_STEP_NONE;
-	*rulep = &flat->rules[row & SFRAME_FLAT_RULE_MASK];
-	return SFRAME_STEP_RULE;
+	*rulep = sframe_flat_rule(flat, row, rel_pc);
+	return *rulep ? SFRAME_STEP_RULE : SFRAME_STEP_NONE;
 }
 
 /*
@@ -362,8 +355,7 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 	}
 	*rulep = scratch;
 	if (where->sec && where->sec->flat)
-		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep,
-				      scratch);
+		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep);
 	else if (where->sec)
 		how = sframe_how_decode(w, where->sec, where->bias, pc,
 					scratch);

@@ -253,7 +253,7 @@ static double time_flat(const struct sframe_section *sec, const u64 *pcs,
 {
 	double best = 0, dt, t0;
 	unsigned int r;
-	s64 next = 0;
+	bool at_end;
 	u32 i;
 
 	for (r = 0; r < ROUNDS; r++) {
@@ -261,7 +261,7 @@ static double time_flat(const struct sframe_section *sec, const u64 *pcs,
 		for (i = 0; i < npcs; i++)
 			*sink += sframe_flat_find(sec->flat,
 						  (s64)(pcs[i] - sec->vaddr),
-						  &next);
+						  &at_end);
 		dt = (now_ns() - t0) / npcs;
 		if (!r || dt < best)
 			best = dt;

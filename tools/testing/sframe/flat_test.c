@@ -32,7 +32,8 @@ static void check_catches(const char *path, const struct sframe_section *sec,
 	u64 bad = 0;
 	u32 i;
 
-	for (i = 0; i < flat->nr_rows; i++) {
+	/* From the middle: a compact row's start there needs its block. */
+	for (i = flat->nr_rows / 2; i < flat->nr_rows; i++) {
 		if (SFRAME_FLAT_KIND(rows[i]) == SFRAME_FLAT_RULE &&
 		    flat->nr_rules > 1)
 			break;
@@ -40,11 +41,12 @@ static void check_catches(const char *path, const struct sframe_section *sec,
 	if (i == flat->nr_rows)
 		return;
 	saved = rows[i];
-	rows[i] = (saved & ~SFRAME_FLAT_RULE_MASK) |
+	rows[i] = (saved & ~SFRAME_FLAT_INDEX_MASK) |
 		  ((saved + 1) % flat->nr_rules);
 	/* Rows before it are right: the first PC that differs is its start. */
 	tap_ok(!flat_check_all(sec, flat, &bad, &why) &&
-	       bad == sec->vaddr + flat->base + flat->starts[i],
+	       bad == sec->vaddr + flat->base +
+		      sframe_flat_row_start(flat, i),
 	       "%s: a wrong rule in row %u is caught (%s)", path, i, why);
 	rows[i] = saved;
 }
@@ -94,9 +96,9 @@ static void check_file(const char *path, bool raw)
 		kinds[SFRAME_FLAT_KIND(flat.rows[i])]++;
 		ends += !!(flat.rows[i] & SFRAME_FLAT_END);
 	}
-	tap_diag("rows: %u none, %u rule, %u signal, %u decode; %u ends; %u blocks of %u bytes",
+	tap_diag("rows: %u none, %u rule, %u signal, %u mask; %u ends; %u blocks of %u bytes",
 		 kinds[SFRAME_FLAT_NONE], kinds[SFRAME_FLAT_RULE],
-		 kinds[SFRAME_FLAT_SIGNAL], kinds[SFRAME_FLAT_DECODE], ends,
+		 kinds[SFRAME_FLAT_SIGNAL], kinds[SFRAME_FLAT_MASK], ends,
 		 flat.nr_blocks, 1U << flat.block_shift);
 	tap_ok(flat.nr_blocks <= flat.nr_rows, "%s: no more blocks than rows",
 	       path);
@@ -125,11 +127,17 @@ static struct gen_rule sp_rule(s64 cfa_off)
 	};
 }
 
-/* Encode, validate and flatten; sframe_flat_size()'s result. */
+static struct sframe_flat_builder made_builder;
+
+/*
+ * Encode, validate and flatten; sframe_flat_size()'s result, and in
+ * made_builder.error why it failed.  With @check, also compare the table
+ * with the decoder at every PC and say whether its starts are compact.
+ */
 static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
-		const struct gen_fre *fres, bool check)
+		const struct gen_fre *fres, bool check, bool *compact)
 {
-	static struct sframe_flat_builder b;
+	struct sframe_flat_builder *b = &made_builder;
 	struct sframe_section sec;
 	struct sframe_flat flat;
 	const char *why = NULL;
@@ -145,14 +153,16 @@ static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
 		free(data);
 		return -EINVAL;
 	}
-	ret = sframe_flat_size(&sec, &b, &bytes);
+	ret = sframe_flat_size(&sec, b, &bytes);
 	if (!ret && check) {
 		mem = malloc(bytes);
 		if (!mem) {
 			perror("malloc");
 			exit(2);
 		}
-		sframe_flat_build(&sec, &b, mem, &flat);
+		sframe_flat_build(&sec, b, mem, &flat);
+		if (compact)
+			*compact = !flat.starts;
 		if (!tap_ok(flat_check_all(&sec, &flat, &bad, &why) > 0,
 			    "%s: table and decoder agree at every PC", name))
 			tap_diag("first disagreement at 0x%" PRIx64 ": %s",
@@ -177,11 +187,21 @@ static void check_made(void)
 		{ .start = 0x20070, .size = 0x30, .first = 6, .num = 1,
 		  .pc_type = SFRAME_PC_TYPE_MASK, .rep_size = 0x10 },
 		{ .start = 0x200a0, .size = 0x10, .first = 7, .num = 2 },
+		/* A PLT of three rows whose first starts late. */
+		{ .start = 0x200b0, .size = 0x40, .first = 9, .num = 3,
+		  .pc_type = SFRAME_PC_TYPE_MASK, .rep_size = 0x10 },
+		{ .start = 0x200f0, .size = 0x10, .first = 12, .num = 1 },
 	};
-	static struct gen_fre efres[9];
+	/* Rows 64 KiB and more apart: starts stay 32-bit. */
+	static const struct gen_fde sparse[] = {
+		{ .start = 0x20000, .size = 0x30000, .first = 0, .num = 2 },
+		{ .start = 0x50000, .size = 0x50000, .first = 2, .num = 1 },
+	};
+	static struct gen_fre efres[13];
 	static struct gen_fde many[SFRAME_FLAT_MAX_RULES + 1];
 	static struct gen_fre mfres[SFRAME_FLAT_MAX_RULES + 1];
 	struct gen_fde far[2];
+	bool compact = false;
 	u32 i;
 
 	efres[0] = (struct gen_fre){ 0, sp_rule(8) };
@@ -193,8 +213,16 @@ static void check_made(void)
 	efres[6] = (struct gen_fre){ 0, sp_rule(8) };
 	efres[7] = (struct gen_fre){ 0, sp_rule(8) };
 	efres[8] = (struct gen_fre){ 0xf, sp_rule(16) };
-	tap_ok(made("edges", edges, ARRAY_SIZE(edges), efres, true) == 0,
-	       "edges: flattened");
+	efres[9] = (struct gen_fre){ 2, sp_rule(8) };
+	efres[10] = (struct gen_fre){ 6, sp_rule(16) };
+	efres[11] = (struct gen_fre){ 0xc, sp_rule(24) };
+	efres[12] = (struct gen_fre){ 0, sp_rule(8) };
+	tap_ok(made("edges", edges, ARRAY_SIZE(edges), efres, true,
+		    &compact) == 0 && compact,
+	       "edges: flattened, 16-bit starts");
+	tap_ok(made("sparse", sparse, ARRAY_SIZE(sparse), efres, true,
+		    &compact) == 0 && !compact,
+	       "rows 64 KiB apart: flattened, 32-bit starts");
 
 	/* One distinct rule per function: the last one is one too many. */
 	for (i = 0; i <= SFRAME_FLAT_MAX_RULES; i++) {
@@ -203,17 +231,35 @@ static void check_made(void)
 		mfres[i] = (struct gen_fre){ 0, sp_rule(8 * (i + 1)) };
 	}
 	tap_ok(made("4096 rules", many, SFRAME_FLAT_MAX_RULES, mfres,
-		    true) == 0, "4096 distinct rules: flattened");
+		    true, NULL) == 0, "4096 distinct rules: flattened");
 	tap_ok(made("4097 rules", many, SFRAME_FLAT_MAX_RULES + 1, mfres,
-		    false) == -E2BIG, "4097 distinct rules: -E2BIG");
-	tap_ok(made("no functions", many, 0, mfres, false) == 0,
+		    false, NULL) == -E2BIG &&
+	       made_builder.error.reason == SFRAME_ERR_FLAT_RULES,
+	       "4097 distinct rules: -E2BIG, too many rules");
+	tap_ok(made("no functions", many, 0, mfres, false, NULL) == 0,
 	       "no functions: an empty table");
+
+	/* PLTs with one rule each: the table names at most 4096. */
+	for (i = 0; i <= SFRAME_FLAT_MAX_MASKS; i++) {
+		many[i].pc_type = SFRAME_PC_TYPE_MASK;
+		many[i].rep_size = 16;
+		mfres[i] = (struct gen_fre){ 0, sp_rule(8) };
+	}
+	tap_ok(made("4096 masks", many, SFRAME_FLAT_MAX_MASKS, mfres,
+		    true, NULL) == 0, "4096 PC-mask functions: flattened");
+	tap_ok(made("4097 masks", many, SFRAME_FLAT_MAX_MASKS + 1, mfres,
+		    false, NULL) == -E2BIG &&
+	       made_builder.error.reason == SFRAME_ERR_FLAT_MASKS &&
+	       made_builder.error.fde == SFRAME_FLAT_MAX_MASKS,
+	       "4097 PC-mask functions: -E2BIG, too many, at the last");
 
 	/* Functions 4 GiB apart: row starts are 32-bit. */
 	far[0] = many[0];
 	far[1] = many[1];
+	far[0].pc_type = far[1].pc_type = SFRAME_PC_TYPE_INC;
+	far[0].rep_size = far[1].rep_size = 0;
 	far[1].start = far[0].start + 0x100000000ULL;
-	tap_ok(made("4 GiB apart", far, 2, mfres, false) == -ERANGE,
+	tap_ok(made("4 GiB apart", far, 2, mfres, false, NULL) == -ERANGE,
 	       "functions 4 GiB apart: -ERANGE");
 }
 

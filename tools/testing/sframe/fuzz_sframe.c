@@ -43,7 +43,7 @@ static void probe_flat(struct sframe_section *sec)
 	if (!mem)
 		return;
 	for (i = 0; i < flat.nr_rows && i < FLAT_PROBES; i++) {
-		pc = sec->vaddr + flat.base + flat.starts[i];
+		pc = sec->vaddr + flat.base + sframe_flat_row_start(&flat, i);
 		flat_agree(sec, &flat, pc - 1);
 		flat_agree(sec, &flat, pc);
 	}
