@@ -107,19 +107,21 @@ int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
 	}
 }
 
-/* Give back everything @c holds. */
-void sframe_uncharge(struct sframe_charge *c)
+/* Give back @bytes of what @c holds. */
+void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes)
 {
 	struct sframe_user *u = NULL;
 
-	if (!c->bytes)
+	if (WARN_ON_ONCE(bytes > c->bytes))
+		bytes = c->bytes;
+	if (!bytes)
 		return;
 	spin_lock(&sframe_budget_lock);
-	sframe_total -= c->bytes;
+	sframe_total -= bytes;
 	if (!uid_eq(c->uid, GLOBAL_ROOT_UID)) {
 		u = sframe_user_find(c->uid);
-		if (!WARN_ON_ONCE(!u || u->bytes < c->bytes))
-			u->bytes -= c->bytes;
+		if (!WARN_ON_ONCE(!u || u->bytes < bytes))
+			u->bytes -= bytes;
 		if (u && !u->bytes)
 			hash_del(&u->node);
 		else
@@ -127,7 +129,13 @@ void sframe_uncharge(struct sframe_charge *c)
 	}
 	spin_unlock(&sframe_budget_lock);
 	kfree(u);
-	c->bytes = 0;
+	c->bytes -= bytes;
+}
+
+/* Give back everything @c holds. */
+void sframe_uncharge(struct sframe_charge *c)
+{
+	sframe_uncharge_bytes(c, c->bytes);
 }
 
 size_t sframe_charged_total(void)

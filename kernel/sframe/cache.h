@@ -26,14 +26,20 @@ struct sframe_charge {
 };
 
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp);
+void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes);
 void sframe_uncharge(struct sframe_charge *c);
 
-/* One validated section and its lookup table; immutable once in use. */
+/*
+ * One validated section and its lookup table; immutable once in use, and
+ * by then without its bytes (sframe_sec_drop_bytes()): the table answers
+ * every lookup, and sec's header fields stay for statistics.
+ */
 struct sframe_sec {
 	struct sframe_section sec;
 	struct sframe_flat flat;
 	void *flat_mem;
-	u8 *data;
+	u8 *data;			/* NULL once dropped */
+	size_t data_size;
 	struct sframe_charge charge;	/* everything above */
 };
 
@@ -41,6 +47,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 				     unsigned int options,
 				     struct sframe_charge *charge,
 				     struct sframe_error *err);
+void sframe_sec_drop_bytes(struct sframe_sec *s);
 void sframe_sec_free(struct sframe_sec *s);
 
 struct sframe_load_seg {

@@ -449,6 +449,7 @@ int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 		sframe_file_put(sf);
 		return ret;
 	}
+	sframe_sec_drop_bytes(s);
 	spin_lock(&sframe_files_lock);
 	old = rcu_replace_pointer(sf->sidecar, s,
 				  lockdep_is_held(&sframe_files_lock));

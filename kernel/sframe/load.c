@@ -161,6 +161,7 @@ static void sframe_load_section(struct sframe_reader *rd,
 	} else if (IS_ERR(s)) {
 		sframe_load_fail_errno(res, PTR_ERR(s));
 	} else {
+		sframe_sec_drop_bytes(s);
 		res->obj->embedded = s;
 		res->status = "ok";
 		sframe_count(sections_loaded);

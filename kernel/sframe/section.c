@@ -2,7 +2,8 @@
 /*
  * A cached section: validate untrusted SFrame bytes once, completely, then
  * build the flattened table a walk uses, each byte charged before it is
- * allocated; a section that cannot have one is refused.
+ * allocated; a section that cannot have one is refused.  Once its owner
+ * has checked it against the object, the bytes go and the table stays.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -17,6 +18,20 @@ void sframe_sec_free(struct sframe_sec *s)
 	kvfree(s->data);
 	sframe_uncharge(&s->charge);
 	kfree(s);
+}
+
+/*
+ * Give back @s's section bytes, once its owner's checks of them are done
+ * and before it is published: the table answers every lookup a walk
+ * makes, so only sec's header fields are used after this.
+ */
+void sframe_sec_drop_bytes(struct sframe_sec *s)
+{
+	kvfree(s->data);
+	s->data = NULL;
+	s->sec.data = NULL;
+	sframe_uncharge_bytes(&s->charge, s->data_size);
+	s->data_size = 0;
 }
 
 /*
@@ -80,6 +95,7 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 		return ERR_PTR(ret ?: -ENOMEM);
 	}
 	s->data = data;
+	s->data_size = size;
 	s->charge = *charge;
 	charge->bytes = 0;
 	ret = sframe_validate(&s->sec, data, size, vaddr, options, err);

@@ -99,6 +99,7 @@ int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
 	v = kzalloc(sizeof(*v), GFP_KERNEL_ACCOUNT);
 	if (!v)
 		return -ENOMEM;
+	sframe_sec_drop_bytes(s);
 	v->sec = s;
 	v->image = image;
 	v->link_base = img.link_base;

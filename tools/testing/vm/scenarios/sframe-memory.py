@@ -1,5 +1,8 @@
 """Host half of sframe-memory: kernel bytes per byte of cached .sframe."""
 
+# Kernel bytes a large section may cost per byte of .sframe (issue 12).
+MAX_LARGE_RATIO = 1.2
+
 import re
 import subprocess
 
@@ -31,3 +34,19 @@ def check(run):
         return
     run.metric("kernel_bytes_per_sframe_byte", f"{held / sframe:.2f}")
     run.passed(f"{held} kernel bytes for {sframe} bytes of .sframe")
+    libc_sframe = int(run.metrics.get("libc_sframe_bytes") or 0)
+    libc_held = int(run.metrics.get("libc_sidecar_kernel_bytes") or 0)
+    if not libc_sframe or not libc_held:
+        run.fail(f"libc's sidecar: {libc_held} kernel bytes for"
+                 f" {libc_sframe} bytes of .sframe")
+        return
+    ratio = libc_held / libc_sframe
+    run.metric("libc_kernel_bytes_per_sframe_byte", f"{ratio:.2f}")
+    if ratio <= MAX_LARGE_RATIO:
+        run.passed(f"libc's sidecar: {libc_held} kernel bytes for"
+                   f" {libc_sframe} bytes of .sframe ({ratio:.2f},"
+                   f" at most {MAX_LARGE_RATIO})")
+    else:
+        run.fail(f"libc's sidecar: {libc_held} kernel bytes for"
+                 f" {libc_sframe} bytes of .sframe ({ratio:.2f},"
+                 f" more than {MAX_LARGE_RATIO})")

@@ -1,7 +1,8 @@
 #!/bin/sh
-# sframe-memory: kernel memory the cache holds per byte of .sframe, that
-# it does not grow with the number of processes mapping a file, that an
-# entry no process maps is kept idle for idle_seconds and then given back.
+# sframe-memory: kernel memory the cache holds per byte of .sframe (small
+# sections, and a sidecar as large as libc's), that it does not grow with
+# the number of processes mapping a file, that an entry no process maps is
+# kept idle for idle_seconds and then given back.
 # needs: module
 # kernels: all
 # default: debian-6.1 debian-6.12 debug
@@ -55,4 +56,13 @@ if [ "$after" = "$before" ]; then
 else
 	result fail "cache holds $after bytes well after the processes exited, $before before"
 fi
+# A libc-sized section: the table, not the section's bytes, stays.
+SF=/workloads/project/sframectl
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+must $SF gen --raw -o /tmp/libc.sframe $LIBC
+must $SF load $LIBC
+metric libc_sframe_bytes "$(wc -c < /tmp/libc.sframe)"
+metric libc_sidecar_kernel_bytes \
+	"$(sed -n 's|.*/libc\.so\.6: .*, \([0-9]*\) bytes$|\1|p' /dev/sframe_unwind)"
+must $SF unload $LIBC
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
