@@ -14,6 +14,12 @@
  * replaced meanwhile cannot get a sidecar made for other code.
  * SFRAME_SIDECAR_VDSO hands in the section of the running kernel's vDSO
  * instead (fd is -1; the build ID, required, must be the vDSO's).
+ *
+ * A sidecar replaces the file's own .sframe, unless loaded with
+ * SFRAME_SIDECAR_FILL: then it only fills the gaps of the file's own
+ * section, where that has no rule (code its own section does not cover,
+ * such as a static binary's libc), and is the whole answer only for a
+ * file without a valid section of its own.
  */
 #ifndef _SFRAME_IOCTL_H
 #define _SFRAME_IOCTL_H
@@ -25,6 +31,7 @@
 
 #define SFRAME_SIDECAR_BUILD_ID	0x1	/* build_id must match the file's */
 #define SFRAME_SIDECAR_VDSO	0x2	/* for the vDSO, not a file */
+#define SFRAME_SIDECAR_FILL	0x8	/* fills the file's own section's gaps */
 #define SFRAME_BUILD_ID_MAX	64
 
 struct sframe_sidecar_load {
@@ -48,8 +55,11 @@ struct sframe_sidecar_unload {
  * service, one at a time (else -EBUSY).  read() on it returns whole
  * struct sframe_event records, blocking unless O_NONBLOCK; poll() says
  * when there are some.  SFRAME_EVENT_NEED_SIDECAR: an executable ELF
- * file of this machine's ABI was mapped and has no .sframe; fd is a new
- * read-only, close-on-exec descriptor for it, which the reader closes.
+ * file of this machine's ABI was mapped and has no .sframe, or, with
+ * SFRAME_EVENT_F_OWN_SFRAME, has a valid one of its own, which may leave
+ * part of its code uncovered (a sidecar for that part is loaded with
+ * SFRAME_SIDECAR_FILL); fd is a new read-only, close-on-exec descriptor
+ * for it, which the reader closes.
  * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
  * bounded): look at what is mapped instead.  Files on filesystems whose
  * reads a user could make hang (FUSE, network) are not reported.
@@ -57,11 +67,13 @@ struct sframe_sidecar_unload {
 #define SFRAME_EVENT_NEED_SIDECAR	1
 #define SFRAME_EVENT_OVERFLOW		2
 
+#define SFRAME_EVENT_F_OWN_SFRAME	0x1	/* the file has its own .sframe */
+
 struct sframe_event {
 	__u32 size;		/* of this record */
 	__u32 type;		/* SFRAME_EVENT_* */
 	__s32 fd;		/* NEED_SIDECAR: the file; else -1 */
-	__u32 reserved;
+	__u32 flags;		/* SFRAME_EVENT_F_* */
 	__u64 lost;		/* OVERFLOW: records dropped */
 };
 

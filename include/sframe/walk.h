@@ -28,14 +28,18 @@ enum sframe_walk_stop {
 
 /*
  * What the lookup callback says of an IP: the validated section describing
- * it and its load bias, or no section; whether the frame-pointer chain may
- * be followed there when the section has no rule for it (always, for
- * objects without SFrame); and the addresses [start, end) for which the
- * answer is the same, so that the walk asks again only outside them (an
- * empty range: ask every time).
+ * it and its load bias, or no section; a second section of the same object
+ * that fills the gaps of the first (an object whose own section covers
+ * only part of its code: a static binary's libc), consulted where the
+ * first has no rule; whether the frame-pointer chain may be followed
+ * there when neither has a rule for it (always, for objects without
+ * SFrame); and the addresses [start, end) for which the answer is the
+ * same, so that the walk asks again only outside them (an empty range:
+ * ask every time).
  */
 struct sframe_where {
 	const struct sframe_section *sec;
+	const struct sframe_section *fill;
 	u64 bias;
 	u64 start;
 	u64 end;

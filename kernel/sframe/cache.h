@@ -40,6 +40,7 @@ struct sframe_sec {
 	void *flat_mem;
 	u8 *data;			/* NULL once dropped */
 	size_t data_size;
+	bool fills_gaps;		/* a sidecar behind the file's own */
 	struct sframe_charge charge;	/* everything above */
 };
 
@@ -89,7 +90,12 @@ struct sframe_load_result {
 	struct sframe_object *obj;	/* NULL on failure */
 	const char *status;		/* what a user is shown */
 	bool transient;			/* worth trying again later */
-	struct file *needs_sidecar;	/* held: code of ours, no .sframe */
+	/*
+	 * Held, for the sidecar service: code of ours with no .sframe, or
+	 * with a valid one of its own (report_flags says so).
+	 */
+	struct file *needs_sidecar;
+	u32 report_flags;		/* SFRAME_EVENT_F_* */
 };
 
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
@@ -125,6 +131,7 @@ void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
 bool sframe_files_shrink(kuid_t uid);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
+					 const struct sframe_sec **fill,
 					 const struct sframe_object **obj);
 extern struct workqueue_struct *sframe_wq;
 

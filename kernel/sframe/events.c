@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The events a sidecar service reads: "this executable file was mapped
- * and has no SFrame".  One watcher at a time (SFRAME_IOC_WATCH on
+ * and has no SFrame" (or "has SFrame of its own", which may not cover all
+ * of its code).  One watcher at a time (SFRAME_IOC_WATCH on
  * /dev/sframe_unwind, root only) gets a descriptor; read() returns
  * struct sframe_event records, each carrying a new read-only descriptor
  * for the file, opened by the module when it read the file, so the
@@ -33,6 +34,7 @@
 struct sframe_event_item {
 	struct list_head node;
 	struct file *file;		/* handed to the reader, or put */
+	u32 flags;			/* SFRAME_EVENT_F_* */
 };
 
 static DEFINE_SPINLOCK(sframe_events_lock);
@@ -44,10 +46,10 @@ static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
 
 /*
  * @file, opened by the module to read it, is an executable ELF object
- * with no SFrame: queue it for the watcher, if there is one.  Process
- * context; takes its own reference.
+ * with no SFrame (or, by @flags, with its own): queue it for the watcher,
+ * if there is one.  Process context; takes its own reference.
  */
-void sframe_events_need_sidecar(struct file *file)
+void sframe_events_need_sidecar(struct file *file, u32 flags)
 {
 	struct sframe_event_item *e;
 	bool queued = false;
@@ -59,6 +61,7 @@ void sframe_events_need_sidecar(struct file *file)
 	if (e && sframe_events_watched &&
 	    sframe_events_nr < SFRAME_EVENTS_MAX) {
 		e->file = get_file(file);
+		e->flags = flags;
 		list_add_tail(&e->node, &sframe_events);
 		sframe_events_nr++;
 		queued = true;
@@ -132,6 +135,7 @@ static int sframe_events_read_one(char __user *buf)
 		}
 		ev.type = SFRAME_EVENT_NEED_SIDECAR;
 		ev.fd = fd;
+		ev.flags = e->flags;
 	}
 	if (copy_to_user(buf, &ev, sizeof(ev))) {
 		if (fd >= 0)

@@ -232,7 +232,8 @@ static void sframe_file_load_work(struct work_struct *work)
 	spin_unlock(&sframe_files_lock);
 	if (res.needs_sidecar) {
 		if (!rcu_access_pointer(sf->sidecar))
-			sframe_events_need_sidecar(res.needs_sidecar);
+			sframe_events_need_sidecar(res.needs_sidecar,
+						   res.report_flags);
 		fput(res.needs_sidecar);
 	}
 	sframe_file_put(sf);
@@ -334,16 +335,25 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 	return sf;
 }
 
-/* The section a walk uses for @sf and the object it is in.  RCU. */
+/*
+ * The section a walk uses for @sf, the one filling its gaps in *@fill (or
+ * NULL), and the object they are in.  RCU.
+ */
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
+					 const struct sframe_sec **fill,
 					 const struct sframe_object **obj)
 {
 	const struct sframe_sec *s = rcu_dereference(sf->sidecar);
+	const struct sframe_sec *own;
 
 	*obj = rcu_dereference(sf->obj);
-	if (s)
-		return s;
-	return *obj ? (*obj)->embedded : NULL;
+	own = *obj ? (*obj)->embedded : NULL;
+	*fill = NULL;
+	if (s && s->fills_gaps && own) {
+		*fill = s;
+		return own;
+	}
+	return s ?: own;
 }
 
 /*
@@ -517,7 +527,8 @@ int sframe_cache_show_files(struct seq_file *s)
 			   READ_ONCE(sf->status), sf->charge.bytes +
 			   (obj && obj->embedded ? obj->embedded->charge.bytes : 0));
 		if (side)
-			seq_printf(s, "; sidecar v%u, %u FDEs, %zu bytes",
+			seq_printf(s, "; sidecar%s v%u, %u FDEs, %zu bytes",
+				   side->fills_gaps ? " filling gaps" : "",
 				   side->sec.version, side->sec.num_fdes,
 				   side->charge.bytes);
 		if (!list_empty(&sf->idle))

@@ -217,6 +217,11 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 			res->needs_sidecar = get_file(own);
 	} else {
 		sframe_load_section(&rd, &elf, path, owner, res);
+		/* Its own section may leave code (a static libc) uncovered. */
+		if (own && !res->transient && elf.obj->embedded) {
+			res->needs_sidecar = get_file(own);
+			res->report_flags = SFRAME_EVENT_F_OWN_SFRAME;
+		}
 	}
 	if (own)
 		fput(own);

@@ -607,9 +607,9 @@ static void sframe_cursor_init(struct sframe_cursor *cur)
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
 	struct sframe_cursor *cur = &((struct sframe_user_ctx *)ctx)->cur;
+	const struct sframe_sec *sec, *fill;
 	const struct sframe_object *obj;
 	const struct sframe_range *r;
-	const struct sframe_sec *sec;
 	u64 bias;
 	int i;
 
@@ -628,10 +628,11 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	r = &cur->map->r[i];
 	where->start = r->start;
 	where->end = r->end;
-	sec = sframe_file_sec(r->file, &obj);
+	sec = sframe_file_sec(r->file, &fill, &obj);
 	if (!sec || !obj || !sframe_object_bias(obj, r->start, r->pgoff, &bias))
 		return;
 	where->sec = &sec->sec;
+	where->fill = fill ? &fill->sec : NULL;
 	where->bias = bias;
 	where->fp_ok = sec->sec.flags & SFRAME_F_FRAME_POINTER;
 }
@@ -688,7 +689,7 @@ int sframe_cache_show_maps(struct seq_file *s)
 {
 	const struct sframe_object *obj;
 	const struct sframe_map *map;
-	const struct sframe_sec *sec;
+	const struct sframe_sec *sec, *fill;
 	struct sframe_mm *m;
 	unsigned int bkt, i;
 	u64 bias;
@@ -700,17 +701,18 @@ int sframe_cache_show_maps(struct seq_file *s)
 		for (i = 0; map && i < map->nr; i++) {
 			const struct sframe_range *r = &map->r[i];
 
-			sec = sframe_file_sec(r->file, &obj);
+			sec = sframe_file_sec(r->file, &fill, &obj);
 			if (!obj || !sframe_object_bias(obj, r->start, r->pgoff,
 							&bias))
 				bias = 0;
 			seq_printf(s, "  %llx-%llx bias %llx ", r->start,
 				   r->end, bias);
 			if (sec)
-				seq_printf(s, "v%u %u FDEs%s %s\n",
+				seq_printf(s, "v%u %u FDEs%s%s %s\n",
 					   sec->sec.version, sec->sec.num_fdes,
 					   sec == obj->embedded ? "" :
-					   " sidecar", r->file->path);
+					   " sidecar", fill ? " + fill" : "",
+					   r->file->path);
 			else
 				seq_printf(s, "no SFrame %s\n", r->file->path);
 		}

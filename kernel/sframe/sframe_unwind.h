@@ -135,7 +135,7 @@ int sframe_sidecar_init(void);
 void sframe_sidecar_exit(void);
 
 /* events.c */
-void sframe_events_need_sidecar(struct file *file);
+void sframe_events_need_sidecar(struct file *file, u32 flags);
 int sframe_events_watch(void);
 long sframe_events_queued(void);
 

@@ -41,6 +41,7 @@ struct walk_case {
 	} reg;				/* one more register of the first frame */
 	u64 pac_bits;			/* signed return addresses carry these */
 	bool fp_ok;			/* frame pointers trusted in sframe objects */
+	bool fill;			/* the section only fills another's gaps */
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
 	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
 	u8 sigreturn;			/* which of the arch's sequences it is */
@@ -65,6 +66,25 @@ static const struct walk_case walk_cases_x86_64[] = {
 			{ 0x120, TEXT(0x10c8) },	/* recurse's RA, in main */
 			{ 0x130, STACK(0x1d0) },	/* main saved FP */
 			{ 0x140, TEXT(0x1460) },	/* main's RA, in outermost */
+		},
+		.want = { TEXT(0x11e0), TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
+		 * The same stack, where the object's own section has no
+		 * function at all: every rule comes from the one filling
+		 * its gaps.
+		 */
+		.name = "rules from the section filling the object's gaps",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.fill = true,
+		.words = {
+			{ 0x100, TEXT(0x11e0) },
+			{ 0x110, STACK(0x1e0) },
+			{ 0x120, TEXT(0x10c8) },
+			{ 0x130, STACK(0x1d0) },
+			{ 0x140, TEXT(0x1460) },
 		},
 		.want = { TEXT(0x11e0), TEXT(0x10c8), TEXT(0x1460) },
 		.want_stop = SFRAME_STOP_OUTERMOST,
@@ -373,6 +393,11 @@ struct walk_env {
 	const struct walk_suite *suite;
 	const struct walk_case *c;
 	const struct sframe_section *sec;
+	/*
+	 * For fill cases, the object's own section: hand.o's, whose
+	 * functions (at 0 to 0x100) leave the whole program a gap.
+	 */
+	struct sframe_section gapped;
 	unsigned int lookups;		/* calls of the lookup callback */
 	u64 stack[WALK_STACK_WORDS];
 };
@@ -442,6 +467,10 @@ static void walk_env_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	where->start = split;
 	where->end = ~0ULL;
 	where->sec = env->sec;
+	if (env->c->fill) {
+		where->sec = &env->gapped;
+		where->fill = env->sec;
+	}
 	where->fp_ok = env->c->fp_ok;
 }
 
@@ -477,6 +506,9 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 	env->c = c;
 	env->sec = sec;
 	env->lookups = 0;
+	if (c->fill && sframe_validate(&env->gapped, sid_hand_o,
+				       sizeof(sid_hand_o), 0, 0, NULL))
+		return SFRAME_STOP_NONE;	/* no frame: the case fails */
 	for (i = 0; i < WALK_STACK_WORDS; i++)
 		env->stack[i] = 0xdeadbeefdeadbeefULL;
 	for (i = 0; i < ARRAY_SIZE(c->words); i++)

@@ -333,18 +333,34 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 	return *rulep ? SFRAME_STEP_RULE : SFRAME_STEP_NONE;
 }
 
+/* What @sec says at @pc: through its table if it has one. */
+static enum sframe_step sframe_how_sec(struct sframe_walk *w,
+				       const struct sframe_section *sec,
+				       u64 bias, u64 pc,
+				       const struct sframe_rule **rulep,
+				       struct sframe_rule *scratch)
+{
+	*rulep = scratch;
+	if (!sec)
+		return SFRAME_STEP_NONE;
+	if (sec->flat)
+		return sframe_how_flat(w, sec, bias, pc, rulep);
+	return sframe_how_decode(w, sec, bias, pc, scratch);
+}
+
 /*
  * How to step from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is the
- * rule, found in the section's flattened table or decoded into *@scratch.
- * The section is looked up again only when @pc leaves the range of the
- * last answer: most frames are in the same object as the one before.
+ * rule, found in a section's flattened table or decoded into *@scratch:
+ * the object's section, else the one filling its gaps.  The sections are
+ * looked up again only when @pc leaves the range of the last answer: most
+ * frames are in the same object as the one before.
  */
 static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 					 const struct sframe_rule **rulep,
 					 struct sframe_rule *scratch)
 {
 	struct sframe_where *where = &w->where;
-	enum sframe_step how = SFRAME_STEP_NONE;
+	enum sframe_step how;
 
 	if (pc < where->start || pc >= where->end) {
 		*where = (struct sframe_where){ .fp_ok = true };
@@ -352,13 +368,13 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 		/* Another machine's section has no rules for this one. */
 		if (where->sec && where->sec->abi != w->arch->abi)
 			where->sec = NULL;
+		if (where->fill && where->fill->abi != w->arch->abi)
+			where->fill = NULL;
 	}
-	*rulep = scratch;
-	if (where->sec && where->sec->flat)
-		how = sframe_how_flat(w, where->sec, where->bias, pc, rulep);
-	else if (where->sec)
-		how = sframe_how_decode(w, where->sec, where->bias, pc,
-					scratch);
+	how = sframe_how_sec(w, where->sec, where->bias, pc, rulep, scratch);
+	if (how == SFRAME_STEP_NONE && where->fill)
+		how = sframe_how_sec(w, where->fill, where->bias, pc, rulep,
+				     scratch);
 	if (how != SFRAME_STEP_NONE)
 		return how;
 	if (sframe_at_sigreturn(w))
