@@ -3,7 +3,8 @@
 #
 # sframectl gen: its SFrame sections agree with the assembler's own on the
 # fixtures, `check` accepts them for every fixture and this machine's
-# big libraries, and bad input gets a reason, never a crash.
+# big libraries, the bytes it writes for some fixtures are pinned, and bad
+# input gets a reason, never a crash.
 #
 # usage: gen_test.sh SFRAMECTL FIXTURES_DIR
 #
@@ -102,6 +103,28 @@ done
 grep -q "signal" "$TMP/stats" && grep -qE "covered [1-9][0-9]{3,}" "$TMP/stats"
 ok $? "gen --stats libc.so.6: thousands of functions covered, signal FDEs counted"
 sed 's/^/# /' "$TMP/stats"
+
+# The bytes gen writes are pinned, raw and in the sidecar file, for
+# objects with flex, PC-mask and signal FDEs, a relocated .eh_frame and a
+# static program: the encoder's choices (address and word sizes, one FRE
+# per change of rule) and the container's layout change only on purpose.
+while read -r want form name; do
+	args=
+	[ "$form" = raw ] && args=--raw
+	"$SFRAMECTL" gen $args "$FX/$name" -o "$TMP/pinned" 2>"$TMP/err"
+	got=$(sha256sum <"$TMP/pinned" | cut -d' ' -f1)
+	[ "$got" = "$want" ] && [ ! -s "$TMP/err" ]
+	ok $? "gen ${args:+--raw }$name: the bytes pinned (sha256 ${got:0:12})"
+done <<'SUMS'
+621ccf7a489dfd9d9a3b31810667f47c24e49a4423a743d24f768cda6245a1d5 elf sframe/sid-2.47.50/prog
+a21013653fb9db309c1211c2664a0761f1f3b8f2ac38b86942753da1f8d0b258 raw sframe/sid-2.47.50/prog
+5bd53e7c15e2d2decca1b74b48b647ff18dee2e49f7ebad1c4a055b7464a536e elf sframe/sid-2.47.50/prog.o
+744f27df1accb45149c226d40fe87a21506a55ead8f05751d7df752ac1f72c9d raw sframe/sid-2.47.50/prog.o
+b9601edb19c378f6f20a9cc66a2ba49d2d2d8267b4af1423ab715a822322abe8 elf sframe/trixie-2.44/prog-static
+9a56a874b2cbdb82ceac492cf084fbc86ff824f47e653fb1dbf70c5129caac25 raw sframe/trixie-2.44/prog-static
+c2edb09c07df3149a81c27d95959bc16a803a9f45b4386e2eb3100448bc25cf5 elf workloads/nosframe/libdeepso.so
+5e64877a71d6420a1151e13ebcc81d0dc6a6317e2d861a98c9b5bddd213707bc raw workloads/nosframe/libdeepso.so
+SUMS
 
 # 3. Bad input.  A CIE whose length points past the end of .eh_frame:
 damage() {
