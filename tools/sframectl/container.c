@@ -7,8 +7,8 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sframe/encode.h>
 
-#include "gen.h"
 #include "sframectl.h"
 
 /* ELF64 constants of the container gen writes. */
@@ -23,13 +23,13 @@ static const char gen_shstrtab[] = "\0.sframe\0.shstrtab\0.note.gnu.build-id";
 static void put_shdr(u8 *p, u32 name, u32 type, u64 flags, u64 addr,
 		     u64 offset, u64 size, u64 align)
 {
-	gen_put_le(p, name, 4);
-	gen_put_le(p + 4, type, 4);
-	gen_put_le(p + 8, flags, 8);
-	gen_put_le(p + 16, addr, 8);
-	gen_put_le(p + 24, offset, 8);
-	gen_put_le(p + 32, size, 8);
-	gen_put_le(p + 48, align, 8);
+	sframe_put_le(p, name, 4);
+	sframe_put_le(p + 4, type, 4);
+	sframe_put_le(p + 8, flags, 8);
+	sframe_put_le(p + 16, addr, 8);
+	sframe_put_le(p + 24, offset, 8);
+	sframe_put_le(p + 32, size, 8);
+	sframe_put_le(p + 48, align, 8);
 }
 
 /*
@@ -56,14 +56,14 @@ u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
 	p[EI_CLASS] = ELFCLASS64;
 	p[EI_DATA] = ELFDATA2LSB;
 	p[EI_VERSION] = EV_CURRENT;
-	gen_put_le(p + 16, ET_REL, 2);
-	gen_put_le(p + 18, EM_X86_64, 2);
-	gen_put_le(p + 20, EV_CURRENT, 4);
-	gen_put_le(p + 40, shoff, 8);
-	gen_put_le(p + 52, GEN_EHDR_SIZE, 2);
-	gen_put_le(p + 58, GEN_SHDR_SIZE, 2);
-	gen_put_le(p + 60, nsec, 2);
-	gen_put_le(p + 62, 2, 2);
+	sframe_put_le(p + 16, ET_REL, 2);
+	sframe_put_le(p + 18, EM_X86_64, 2);
+	sframe_put_le(p + 20, EV_CURRENT, 4);
+	sframe_put_le(p + 40, shoff, 8);
+	sframe_put_le(p + 52, GEN_EHDR_SIZE, 2);
+	sframe_put_le(p + 58, GEN_SHDR_SIZE, 2);
+	sframe_put_le(p + 60, nsec, 2);
+	sframe_put_le(p + 62, 2, 2);
 	memcpy(p + GEN_EHDR_SIZE, sec, size);
 	if (note_size)
 		memcpy(p + note_off, note, note_size);

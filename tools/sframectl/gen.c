@@ -61,7 +61,7 @@ enum gen_row_class {
 struct gen_row {
 	u64 start;
 	u64 end;
-	struct gen_rule rule;
+	struct sframe_enc_rule rule;
 	u8 class;
 	bool flex_ok;
 	u8 plt_split;			/* PLT: entry offset where CFA grows */
@@ -102,9 +102,9 @@ struct gen {
 	u32 nfuncs;
 	struct gen_row *rows;
 	u32 nrows, rows_cap;
-	struct gen_fde *fdes;
+	struct sframe_enc_fde *fdes;
 	u32 nfdes, fdes_cap;
-	struct gen_fre *fres;
+	struct sframe_enc_fre *fres;
 	u32 nfres, fres_cap;
 	struct gen_stats stats;
 	char err[SFRAME_MSG_MAX];
@@ -531,7 +531,7 @@ static bool plt_expression(const Dwarf_Op *ops, size_t n, s64 *cfa_off,
 }
 
 /* Where the caller's @regno is; false if CFI says something SFrame lacks. */
-static bool reg_loc(Dwarf_Frame *frame, int regno, struct gen_loc *loc)
+static bool reg_loc(Dwarf_Frame *frame, int regno, struct sframe_enc_loc *loc)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
@@ -542,7 +542,7 @@ static bool reg_loc(Dwarf_Frame *frame, int regno, struct gen_loc *loc)
 	if (dwarf_frame_register(frame, regno, mem, &ops, &n))
 		return false;
 	if (!n) {
-		loc->kind = ops ? GEN_LOC_UNDEFINED : GEN_LOC_SAME;
+		loc->kind = ops ? SFRAME_ENC_UNDEFINED : SFRAME_ENC_SAME;
 		return true;
 	}
 	/*
@@ -555,7 +555,7 @@ static bool reg_loc(Dwarf_Frame *frame, int regno, struct gen_loc *loc)
 		n--;
 	}
 	if (ops[0].atom == DW_OP_call_frame_cfa) {
-		loc->kind = GEN_LOC_AT_CFA;
+		loc->kind = SFRAME_ENC_AT_CFA;
 		if (n == 1)
 			return true;
 		loc->off = (s64)ops[1].number;
@@ -564,11 +564,11 @@ static bool reg_loc(Dwarf_Frame *frame, int regno, struct gen_loc *loc)
 	if (op_breg(&ops[0], &reg, &off)) {
 		loc->reg = reg;
 		loc->off = off;
-		loc->kind = n == 1 ? GEN_LOC_AT_REG : GEN_LOC_REG;
+		loc->kind = n == 1 ? SFRAME_ENC_AT_REG : SFRAME_ENC_REG;
 		return n == 1 || (n == 2 && ops[1].atom == DW_OP_stack_value);
 	}
 	if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number <= 0xff) {
-		loc->kind = GEN_LOC_REG;
+		loc->kind = SFRAME_ENC_REG;
 		loc->reg = (u8)ops[0].number;
 		return true;
 	}
@@ -576,13 +576,14 @@ static bool reg_loc(Dwarf_Frame *frame, int regno, struct gen_loc *loc)
 }
 
 /* The rule encodes in an FDE of @type, with every word in range. */
-static bool rule_fits(const struct gen_rule *rule, u8 type, bool *in_range)
+static bool rule_fits(const struct sframe_enc_rule *rule, u8 type, bool *in_range)
 {
 	s64 words[SFRAME_FLEX_MAX_WORDS];
 	bool is_ctrl[SFRAME_FLEX_MAX_WORDS];
 	unsigned int n, i;
 
-	if (!gen_rule_words(rule, type, words, is_ctrl, &n))
+	if (!sframe_enc_rule_words(&sframe_arch_x86_64, rule, type, words,
+				   is_ctrl, &n))
 		return false;
 	for (i = 0; i < n; i++) {
 		if (words[i] < S32_MIN || words[i] > S32_MAX) {
@@ -596,7 +597,7 @@ static bool rule_fits(const struct gen_rule *rule, u8 type, bool *in_range)
 /* Turn the CFI row in @frame into @row; GEN_NR_SKIPS when expressible. */
 static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 {
-	struct gen_rule *r = &row->rule, probe;
+	struct sframe_enc_rule *r = &row->rule, probe;
 	bool in_range = true;
 	Dwarf_Op *ops;
 	size_t n;
@@ -610,10 +611,10 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 		return GEN_SKIP_RA;
 	if (!reg_loc(frame, GEN_REG_RBP, &r->fp))
 		return GEN_SKIP_FP;
-	if (r->fp.kind == GEN_LOC_UNDEFINED)
-		r->fp.kind = GEN_LOC_SAME;
+	if (r->fp.kind == SFRAME_ENC_UNDEFINED)
+		r->fp.kind = SFRAME_ENC_SAME;
 
-	r->cfa.kind = GEN_LOC_REG;
+	r->cfa.kind = SFRAME_ENC_REG;
 	if (plt_expression(ops, n, &r->cfa.off, &row->plt_split)) {
 		r->cfa.reg = GEN_REG_RSP;
 		row->class = GEN_ROW_PLT;
@@ -625,7 +626,7 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 	    (n == 2 && ops[1].atom != DW_OP_deref))
 		return GEN_SKIP_CFA_EXPR;
 	if (n == 2)
-		r->cfa.kind = GEN_LOC_AT_REG;
+		r->cfa.kind = SFRAME_ENC_AT_REG;
 
 	row->flex_ok = rule_fits(r, SFRAME_FDE_TYPE_FLEX, &in_range);
 	if (rule_fits(r, SFRAME_FDE_TYPE_DEFAULT, &in_range)) {
@@ -639,12 +640,12 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 		return GEN_SKIP_RANGE;
 	/* Which of RA and FP SFrame cannot express. */
 	probe = *r;
-	probe.fp.kind = GEN_LOC_SAME;
+	probe.fp.kind = SFRAME_ENC_SAME;
 	return rule_fits(&probe, SFRAME_FDE_TYPE_FLEX, &in_range) ?
 	       GEN_SKIP_FP : GEN_SKIP_RA;
 }
 
-static bool add_fde(struct gen *g, const struct gen_fde *fde)
+static bool add_fde(struct gen *g, const struct sframe_enc_fde *fde)
 {
 	if (!grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
 		  sizeof(*g->fdes)))
@@ -653,7 +654,7 @@ static bool add_fde(struct gen *g, const struct gen_fde *fde)
 	return true;
 }
 
-static bool add_fre(struct gen *g, u32 start, const struct gen_rule *rule)
+static bool add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule)
 {
 	if (!grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
 		  sizeof(*g->fres)))
@@ -671,7 +672,7 @@ static bool add_fre(struct gen *g, u32 start, const struct gen_rule *rule)
 static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 {
 	const struct gen_row *first = &g->rows[i];
-	struct gen_fde fde = {
+	struct sframe_enc_fde fde = {
 		.start = first->start, .first = g->nfres,
 		.fde_type = type, .signal = signal,
 	};
@@ -681,7 +682,7 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 		return GEN_SKIP_RANGE;
 	fde.size = (u32)(g->rows[j - 1].end - first->start);
 	if (first->class == GEN_ROW_PLT) {
-		struct gen_rule grown = first->rule;
+		struct sframe_enc_rule grown = first->rule;
 
 		grown.cfa.off += 8;
 		fde.pc_type = SFRAME_PC_TYPE_MASK;
@@ -691,7 +692,7 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 			return -1;
 	} else {
 		for (k = i; k < j; k++) {
-			const struct gen_rule *r = &g->rows[k].rule;
+			const struct sframe_enc_rule *r = &g->rows[k].rule;
 
 			if (k > i && !memcmp(r, &g->fres[g->nfres - 1].rule,
 					     sizeof(*r)))
@@ -1049,9 +1050,13 @@ static int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	if (ret)
 		return ret;
 
-	*bytes = gen_encode(g->fdes, g->nfdes, g->fres, g->eh_addr, size);
+	*size = sframe_enc_size(&sframe_arch_x86_64, g->fdes, g->nfdes,
+				g->fres);
+	*bytes = malloc(*size);
 	if (!*bytes)
 		return gen_fail(g, EXIT_USAGE, "out of memory");
+	sframe_encode(&sframe_arch_x86_64, g->fdes, g->nfdes, g->fres,
+		      g->eh_addr, *bytes, *size);
 	if (*size > U32_MAX ||
 	    sframe_validate(sec, *bytes, (u32)*size, g->eh_addr,
 			    SFRAME_REQUIRE_SORTED, &err)) {

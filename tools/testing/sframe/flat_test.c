@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sframectl/gen.h"
+#include <sframe/encode.h>
 #include "../../sframectl/sframectl.h"
 #include "../../../kernel/sframe/flat_check.h"
 #include "../../../kernel/sframe/huge_sections.h"
@@ -119,11 +119,11 @@ static void check_file(const char *path, bool raw)
 #define SP	7
 #define FP	6
 
-static struct gen_rule sp_rule(s64 cfa_off)
+static struct sframe_enc_rule sp_rule(s64 cfa_off)
 {
-	return (struct gen_rule){
-		.cfa = { .kind = GEN_LOC_REG, .reg = SP, .off = cfa_off },
-		.ra = { .kind = GEN_LOC_AT_CFA, .off = -8 },
+	return (struct sframe_enc_rule){
+		.cfa = { .kind = SFRAME_ENC_REG, .reg = SP, .off = cfa_off },
+		.ra = { .kind = SFRAME_ENC_AT_CFA, .off = -8 },
 	};
 }
 
@@ -134,8 +134,8 @@ static struct sframe_flat_builder made_builder;
  * made_builder.error why it failed.  With @check, also compare the table
  * with the decoder at every PC and say whether its starts are compact.
  */
-static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
-		const struct gen_fre *fres, bool check, bool *compact)
+static int made(const char *name, const struct sframe_enc_fde *fdes, u32 nfdes,
+		const struct sframe_enc_fre *fres, bool check, bool *compact)
 {
 	struct sframe_flat_builder *b = &made_builder;
 	struct sframe_section sec;
@@ -146,7 +146,11 @@ static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
 	u64 bad = 0;
 	int ret;
 
-	data = gen_encode(fdes, nfdes, fres, 0x10000, &size);
+	size = sframe_enc_size(&sframe_arch_x86_64, fdes, nfdes, fres);
+	data = malloc(size);
+	if (data)
+		sframe_encode(&sframe_arch_x86_64, fdes, nfdes, fres, 0x10000,
+			      data, size);
 	if (!data || sframe_validate(&sec, data, (u32)size, 0x10000,
 				     SFRAME_REQUIRE_SORTED, NULL)) {
 		tap_ok(false, "%s: encodes and validates", name);
@@ -176,7 +180,7 @@ static int made(const char *name, const struct gen_fde *fdes, u32 nfdes,
 static void check_made(void)
 {
 	/* 0x20000 + n: empty, then one at the same start, adjacent, gap. */
-	static const struct gen_fde edges[] = {
+	static const struct sframe_enc_fde edges[] = {
 		{ .start = 0x20000, .size = 0, .first = 0, .num = 0 },
 		{ .start = 0x20000, .size = 0x10, .first = 0, .num = 2 },
 		{ .start = 0x20010, .size = 0x10, .first = 2, .num = 1 },
@@ -193,30 +197,32 @@ static void check_made(void)
 		{ .start = 0x200f0, .size = 0x10, .first = 12, .num = 1 },
 	};
 	/* Rows 64 KiB and more apart: starts stay 32-bit. */
-	static const struct gen_fde sparse[] = {
+	static const struct sframe_enc_fde sparse[] = {
 		{ .start = 0x20000, .size = 0x30000, .first = 0, .num = 2 },
 		{ .start = 0x50000, .size = 0x50000, .first = 2, .num = 1 },
 	};
-	static struct gen_fre efres[13];
-	static struct gen_fde many[SFRAME_FLAT_MAX_RULES + 1];
-	static struct gen_fre mfres[SFRAME_FLAT_MAX_RULES + 1];
-	struct gen_fde far[2];
+	static struct sframe_enc_fre efres[13];
+	static struct sframe_enc_fde many[SFRAME_FLAT_MAX_RULES + 1];
+	static struct sframe_enc_fre mfres[SFRAME_FLAT_MAX_RULES + 1];
+	struct sframe_enc_fde far[2];
 	bool compact = false;
 	u32 i;
 
-	efres[0] = (struct gen_fre){ 0, sp_rule(8) };
-	efres[1] = (struct gen_fre){ 1, sp_rule(16) };
-	efres[2] = (struct gen_fre){ 0, sp_rule(16) };	/* as the row before */
-	efres[3] = (struct gen_fre){ 4, sp_rule(8) };	/* starts late */
-	efres[4] = (struct gen_fre){ 0x10, sp_rule(24) };
-	efres[5] = (struct gen_fre){ 0, sp_rule(8) };
-	efres[6] = (struct gen_fre){ 0, sp_rule(8) };
-	efres[7] = (struct gen_fre){ 0, sp_rule(8) };
-	efres[8] = (struct gen_fre){ 0xf, sp_rule(16) };
-	efres[9] = (struct gen_fre){ 2, sp_rule(8) };
-	efres[10] = (struct gen_fre){ 6, sp_rule(16) };
-	efres[11] = (struct gen_fre){ 0xc, sp_rule(24) };
-	efres[12] = (struct gen_fre){ 0, sp_rule(8) };
+	efres[0] = (struct sframe_enc_fre){ 0, sp_rule(8) };
+	efres[1] = (struct sframe_enc_fre){ 1, sp_rule(16) };
+	/* as the row before */
+	efres[2] = (struct sframe_enc_fre){ 0, sp_rule(16) };
+	/* starts late */
+	efres[3] = (struct sframe_enc_fre){ 4, sp_rule(8) };
+	efres[4] = (struct sframe_enc_fre){ 0x10, sp_rule(24) };
+	efres[5] = (struct sframe_enc_fre){ 0, sp_rule(8) };
+	efres[6] = (struct sframe_enc_fre){ 0, sp_rule(8) };
+	efres[7] = (struct sframe_enc_fre){ 0, sp_rule(8) };
+	efres[8] = (struct sframe_enc_fre){ 0xf, sp_rule(16) };
+	efres[9] = (struct sframe_enc_fre){ 2, sp_rule(8) };
+	efres[10] = (struct sframe_enc_fre){ 6, sp_rule(16) };
+	efres[11] = (struct sframe_enc_fre){ 0xc, sp_rule(24) };
+	efres[12] = (struct sframe_enc_fre){ 0, sp_rule(8) };
 	tap_ok(made("edges", edges, ARRAY_SIZE(edges), efres, true,
 		    &compact) == 0 && compact,
 	       "edges: flattened, 16-bit starts");
@@ -226,9 +232,9 @@ static void check_made(void)
 
 	/* One distinct rule per function: the last one is one too many. */
 	for (i = 0; i <= SFRAME_FLAT_MAX_RULES; i++) {
-		many[i] = (struct gen_fde){ .start = 0x20000 + 16 * i,
+		many[i] = (struct sframe_enc_fde){ .start = 0x20000 + 16 * i,
 					    .size = 16, .first = i, .num = 1 };
-		mfres[i] = (struct gen_fre){ 0, sp_rule(8 * (i + 1)) };
+		mfres[i] = (struct sframe_enc_fre){ 0, sp_rule(8 * (i + 1)) };
 	}
 	tap_ok(made("4096 rules", many, SFRAME_FLAT_MAX_RULES, mfres,
 		    true, NULL) == 0, "4096 distinct rules: flattened");
@@ -243,7 +249,7 @@ static void check_made(void)
 	for (i = 0; i <= SFRAME_FLAT_MAX_MASKS; i++) {
 		many[i].pc_type = SFRAME_PC_TYPE_MASK;
 		many[i].rep_size = 16;
-		mfres[i] = (struct gen_fre){ 0, sp_rule(8) };
+		mfres[i] = (struct sframe_enc_fre){ 0, sp_rule(8) };
 	}
 	tap_ok(made("4096 masks", many, SFRAME_FLAT_MAX_MASKS, mfres,
 		    true, NULL) == 0, "4096 PC-mask functions: flattened");
