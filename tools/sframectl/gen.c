@@ -19,9 +19,6 @@
 #include "gen.h"
 #include "sframectl.h"
 
-#define EXIT_INVALID	1
-#define EXIT_USAGE	2
-
 /* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
 #define GEN_MAX_FDE_FRES	0xffff
 /* Operations in the linker's PLT CFA expression. */

@@ -23,9 +23,6 @@
 #include <sframe/ioctl.h>
 #include "sframectl.h"
 
-#define EXIT_INVALID	1
-#define EXIT_USAGE	2
-
 /* A section to load: from a sidecar file, or generated in memory. */
 struct sidecar {
 	struct sframe_input in;		/* sidecar file, when there is one */

@@ -11,9 +11,6 @@
 
 #include "sframectl.h"
 
-#define EXIT_INVALID	1
-#define EXIT_USAGE	2
-
 static void print_usage(FILE *out)
 {
 	fprintf(out,

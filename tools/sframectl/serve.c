@@ -34,9 +34,6 @@
 #include <sframe/ioctl.h>
 #include "sframectl.h"
 
-#define EXIT_INVALID	1
-#define EXIT_USAGE	2
-
 #define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
 #define SERVE_EVENTS	16		/* records per read() */
 

@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <sframe/sframe.h>
 
+/* Exit statuses: an input is invalid; usage or I/O error. */
+#define EXIT_INVALID	1
+#define EXIT_USAGE	2
+
 /* An SFrame section taken out of a file, relocated where needed. */
 struct sframe_input {
 	const char *path;

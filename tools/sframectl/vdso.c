@@ -19,9 +19,6 @@
 #include <sframe/ioctl.h>
 #include "sframectl.h"
 
-#define EXIT_INVALID	1
-#define EXIT_USAGE	2
-
 #define VDSO_NAME	"[vdso]"
 #define VDSO_MAX_SIZE	(1 << 20)	/* the x86-64 vDSO is two pages */
 #define VDSO_MAX_PHDRS	16
