@@ -1,19 +1,117 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sframectl gen internals: the x86-64 facts the generator reads DWARF CFI
- * with; the rules it derives are the format core's (sframe/encode.h).
+ * sframectl gen internals: what the steps from an ELF object's .eh_frame
+ * to an SFrame section share (the object read, the functions found, the
+ * rows and rules derived, the statistics), and how they call each other.
  */
 #ifndef _SFRAMECTL_GEN_H
 #define _SFRAMECTL_GEN_H
 
 #include <stddef.h>
+#include <gelf.h>
+#include <elfutils/libdw.h>
 #include <sframe/encode.h>
 #include <sframe/sframe.h>
+
+#include "sframectl.h"
 
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
 #define GEN_REG_RBP		6
 #define GEN_REG_RSP		7
 #define GEN_REG_RIP		16
 #define GEN_AMD64_PLT_ENTRY	16
+
+/* Why a function (DWARF FDE) is left out of the section. */
+enum gen_skip {
+	GEN_SKIP_CFA_EXPR,
+	GEN_SKIP_CFA_UNDEFINED,
+	GEN_SKIP_RA,
+	GEN_SKIP_FP,
+	GEN_SKIP_RANGE,
+	GEN_SKIP_ROWS,
+	GEN_SKIP_CFI,
+	GEN_SKIP_OVERLAP,
+	GEN_NR_SKIPS
+};
+
+/* How a row can be encoded. */
+enum gen_row_class {
+	GEN_ROW_DEFAULT,
+	GEN_ROW_FLEX,			/* flex only */
+	GEN_ROW_PLT,			/* the linker's PLT expression */
+};
+
+struct gen_row {
+	u64 start;
+	u64 end;
+	struct sframe_enc_rule rule;
+	u8 class;
+	bool flex_ok;
+	u8 plt_split;			/* PLT: entry offset where CFA grows */
+};
+
+/* A DWARF FDE's address range, and its place in .eh_frame. */
+struct gen_func {
+	u64 lo;
+	u64 hi;
+	bool overlaps;
+};
+
+struct gen_stats {
+	u32 funcs;
+	u32 covered;
+	u64 covered_bytes;
+	u32 skipped[GEN_NR_SKIPS];
+	u64 skipped_bytes[GEN_NR_SKIPS];
+	u32 empty;
+	u32 flex_fdes;
+	u32 mask_fdes;
+	u32 signal_fdes;
+};
+
+struct gen {
+	const char *path;
+	unsigned char *image;
+	size_t image_size;
+	bool borrowed;			/* image is the caller's: copy to write */
+	Elf *elf;
+	Dwarf_CFI *cfi;
+	Elf_Data *eh_data;
+	u64 eh_addr;
+	u64 eh_size;
+	const u8 *note;			/* the input's .note.gnu.build-id */
+	size_t note_size;
+	struct gen_func *funcs;
+	u32 nfuncs;
+	struct gen_row *rows;
+	u32 nrows, rows_cap;
+	struct sframe_enc_fde *fdes;
+	u32 nfdes, fdes_cap;
+	struct sframe_enc_fre *fres;
+	u32 nfres, fres_cap;
+	struct gen_stats stats;
+	char err[SFRAME_MSG_MAX];
+};
+
+/* cfi.c: each reason as --stats prints it. */
+extern const char * const gen_skip_names[GEN_NR_SKIPS];
+
+/* gen.c: the steps in order, and what they share. */
+bool gen_grow(void **arr, u32 *cap, u32 need, size_t elem);
+__printf(3, 4)
+int gen_fail(struct gen *g, int status, const char *fmt, ...);
+int gen_build(struct gen *g, u8 **bytes, size_t *size,
+	      struct sframe_section *sec);
+void gen_free(struct gen *g);
+
+/* ehframe.c: the object and its .eh_frame's functions. */
+int gen_read_eh_frame(struct gen *g);
+
+/* cfi.c: one function's CFI rows as SFrame FDEs and FREs. */
+int gen_translate_func(struct gen *g, const struct gen_func *f);
+
+/* compare.c: gen --compare. */
+int gen_compare(const char *path, const struct sframe_section *mine,
+		const char *at_path);
 
 #endif /* _SFRAMECTL_GEN_H */

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sframectl gen command: its arguments, and where the section goes
+ * (a container file, the raw section, the statistics, a comparison).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gen.h"
+
+static int write_output(const char *path, const char *out, const u8 *data,
+			size_t size)
+{
+	FILE *f = out ? fopen(out, "wb") : stdout;
+
+	if (!out && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "sframectl: %s: refusing to write binary output to a terminal (use -o)\n",
+			path);
+		return EXIT_USAGE;
+	}
+	if (!f || fwrite(data, 1, size, f) != size ||
+	    (out ? fclose(f) : fflush(f))) {
+		fprintf(stderr, "sframectl: %s: %s\n", out ? out : "stdout",
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
+{
+	const struct gen_stats *s = &g->stats;
+	u32 skipped = 0, i;
+	u64 skipped_bytes = 0;
+
+	for (i = 0; i < GEN_NR_SKIPS; i++) {
+		skipped += s->skipped[i];
+		skipped_bytes += s->skipped_bytes[i];
+	}
+	fprintf(out, "%s: .eh_frame %llu bytes, .sframe %zu bytes (ratio %.3f)\n",
+		g->path, (unsigned long long)g->eh_size, sframe_size,
+		g->eh_size ? (double)sframe_size / (double)g->eh_size : 0.0);
+	fprintf(out, "  functions: %u, covered %u (%llu bytes), skipped %u (%llu bytes), empty FDEs %u\n",
+		s->funcs, s->covered, (unsigned long long)s->covered_bytes,
+		skipped, (unsigned long long)skipped_bytes, s->empty);
+	fprintf(out, "  SFrame FDEs: %u (%u flex, %u pc-mask, %u signal), FREs %u\n",
+		g->nfdes, s->flex_fdes, s->mask_fdes, s->signal_fdes,
+		g->nfres);
+	for (i = 0; i < GEN_NR_SKIPS; i++)
+		if (s->skipped[i])
+			fprintf(out, "  skipped, %s: %u functions, %llu bytes\n",
+				gen_skip_names[i], s->skipped[i],
+				(unsigned long long)s->skipped_bytes[i]);
+}
+
+static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
+		   bool compare, const char *at)
+{
+	struct sframe_section sec;
+	u8 *bytes, *file = NULL;
+	size_t size = 0, file_size;
+	int ret;
+
+	ret = gen_build(g, &bytes, &size, &sec);
+	if (ret) {
+		fprintf(stderr, "sframectl: %s: %s\n", g->path, g->err);
+		return ret;
+	}
+	if (stats)
+		print_stats(stderr, g, size);
+	if (compare) {
+		ret = gen_compare(g->path, &sec, at);
+	} else if (raw) {
+		ret = write_output(g->path, out, bytes, size);
+	} else {
+		file = sframe_container(bytes, size, g->eh_addr, g->note,
+				       g->note_size, &file_size);
+		ret = file ? write_output(g->path, out, file, file_size) :
+			     EXIT_USAGE;
+	}
+	free(file);
+	free(bytes);
+	return ret;
+}
+
+/* sframectl gen ELF [-o OUT] [--raw] [--stats] [--compare [--at FILE]] */
+int sframe_gen_command(int argc, char **argv)
+{
+	bool raw = false, stats = false, compare = false;
+	const char *out = NULL, *path = NULL, *at = NULL;
+	struct gen g = { 0 };
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--raw")) {
+			raw = true;
+		} else if (!strcmp(argv[i], "--stats")) {
+			stats = true;
+		} else if (!strcmp(argv[i], "--compare")) {
+			compare = true;
+		} else if (!strcmp(argv[i], "--at") && i + 1 < argc) {
+			at = argv[++i];
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] != '-' && !path) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "sframectl: gen: unexpected argument '%s'\n",
+				argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "usage: sframectl gen ELF [-o OUT] [--raw] [--stats] [--compare [--at FILE]]\n");
+		return EXIT_USAGE;
+	}
+	g.path = path;
+	ret = gen_run(&g, out, raw, stats, compare, at);
+	gen_free(&g);
+	return ret;
+}

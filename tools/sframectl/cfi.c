@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl gen's translation: one function's DWARF CFI rows, as libdw
+ * executes them, into SFrame FDEs and FREs, or the reason it is left out.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+/* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
+#define GEN_MAX_FDE_FRES	0xffff
+/* Operations in the linker's PLT CFA expression. */
+#define GEN_PLT_EXPR_OPS	9
+
+const char * const gen_skip_names[GEN_NR_SKIPS] = {
+	[GEN_SKIP_CFA_EXPR] = "CFA expression",
+	[GEN_SKIP_CFA_UNDEFINED] = "CFA undefined",
+	[GEN_SKIP_RA] = "RA not at CFA-8",
+	[GEN_SKIP_FP] = "register rule for RBP not expressible",
+	[GEN_SKIP_RANGE] = "offset out of range",
+	[GEN_SKIP_ROWS] = "more than 65535 rows",
+	[GEN_SKIP_CFI] = "damaged CFI",
+	[GEN_SKIP_OVERLAP] = "overlaps another FDE",
+};
+
+static bool op_breg(const Dwarf_Op *op, u8 *reg, s64 *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = (u8)(op->atom - DW_OP_breg0);
+		*off = (s64)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx && op->number <= 0xff) {
+		*reg = (u8)op->number;
+		*off = (s64)op->number2;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The CFA expression ld writes for 16-byte PLT entries:
+ * rsp + A + ((rip & 15) >= K) * 8, i.e. rsp+A before offset K of each
+ * entry (its push) and rsp+A+8 from there on.
+ */
+static bool plt_expression(const Dwarf_Op *ops, size_t n, s64 *cfa_off,
+			   u8 *split)
+{
+	u8 reg, rip;
+	s64 rip_off;
+
+	if (n != GEN_PLT_EXPR_OPS || !op_breg(&ops[0], &reg, cfa_off) ||
+	    reg != GEN_REG_RSP || !op_breg(&ops[1], &rip, &rip_off) ||
+	    rip != GEN_REG_RIP || rip_off ||
+	    ops[2].atom != DW_OP_lit0 + GEN_AMD64_PLT_ENTRY - 1 ||
+	    ops[3].atom != DW_OP_and || ops[4].atom <= DW_OP_lit0 ||
+	    ops[4].atom >= DW_OP_lit0 + GEN_AMD64_PLT_ENTRY ||
+	    ops[5].atom != DW_OP_ge || ops[6].atom != DW_OP_lit3 ||
+	    ops[7].atom != DW_OP_shl || ops[8].atom != DW_OP_plus)
+		return false;
+	*split = (u8)(ops[4].atom - DW_OP_lit0);
+	return true;
+}
+
+/* Where the caller's @regno is; false if CFI says something SFrame lacks. */
+static bool reg_loc(Dwarf_Frame *frame, int regno, struct sframe_enc_loc *loc)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	u8 reg;
+	s64 off;
+
+	memset(loc, 0, sizeof(*loc));
+	if (dwarf_frame_register(frame, regno, mem, &ops, &n))
+		return false;
+	if (!n) {
+		loc->kind = ops ? SFRAME_ENC_UNDEFINED : SFRAME_ENC_SAME;
+		return true;
+	}
+	/*
+	 * DW_CFA_expression and _val_expression come with the CFA pushed
+	 * first; an expression that starts with a register ignores it.
+	 */
+	if (n >= 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    op_breg(&ops[1], &reg, &off)) {
+		ops++;
+		n--;
+	}
+	if (ops[0].atom == DW_OP_call_frame_cfa) {
+		loc->kind = SFRAME_ENC_AT_CFA;
+		if (n == 1)
+			return true;
+		loc->off = (s64)ops[1].number;
+		return n == 2 && ops[1].atom == DW_OP_plus_uconst;
+	}
+	if (op_breg(&ops[0], &reg, &off)) {
+		loc->reg = reg;
+		loc->off = off;
+		loc->kind = n == 1 ? SFRAME_ENC_AT_REG : SFRAME_ENC_REG;
+		return n == 1 || (n == 2 && ops[1].atom == DW_OP_stack_value);
+	}
+	if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number <= 0xff) {
+		loc->kind = SFRAME_ENC_REG;
+		loc->reg = (u8)ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/* The rule encodes in an FDE of @type, with every word in range. */
+static bool rule_fits(const struct sframe_enc_rule *rule, u8 type,
+		      bool *in_range)
+{
+	s64 words[SFRAME_FLEX_MAX_WORDS];
+	bool is_ctrl[SFRAME_FLEX_MAX_WORDS];
+	unsigned int n, i;
+
+	if (!sframe_enc_rule_words(&sframe_arch_x86_64, rule, type, words,
+				   is_ctrl, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (words[i] < S32_MIN || words[i] > S32_MAX) {
+			*in_range = false;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Turn the CFI row in @frame into @row; GEN_NR_SKIPS when expressible. */
+static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
+{
+	struct sframe_enc_rule *r = &row->rule, probe;
+	bool in_range = true;
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(row, 0, sizeof(*row));
+	if (dwarf_frame_cfa(frame, &ops, &n))
+		return GEN_SKIP_CFI;
+	if (!n)
+		return GEN_SKIP_CFA_UNDEFINED;
+	if (!reg_loc(frame, GEN_REG_RIP, &r->ra))
+		return GEN_SKIP_RA;
+	if (!reg_loc(frame, GEN_REG_RBP, &r->fp))
+		return GEN_SKIP_FP;
+	if (r->fp.kind == SFRAME_ENC_UNDEFINED)
+		r->fp.kind = SFRAME_ENC_SAME;
+
+	r->cfa.kind = SFRAME_ENC_REG;
+	if (plt_expression(ops, n, &r->cfa.off, &row->plt_split)) {
+		r->cfa.reg = GEN_REG_RSP;
+		row->class = GEN_ROW_PLT;
+		if (!rule_fits(r, SFRAME_FDE_TYPE_DEFAULT, &in_range))
+			return in_range ? GEN_SKIP_CFA_EXPR : GEN_SKIP_RANGE;
+		return GEN_NR_SKIPS;
+	}
+	if (!op_breg(&ops[0], &r->cfa.reg, &r->cfa.off) || n > 2 ||
+	    (n == 2 && ops[1].atom != DW_OP_deref))
+		return GEN_SKIP_CFA_EXPR;
+	if (n == 2)
+		r->cfa.kind = SFRAME_ENC_AT_REG;
+
+	row->flex_ok = rule_fits(r, SFRAME_FDE_TYPE_FLEX, &in_range);
+	if (rule_fits(r, SFRAME_FDE_TYPE_DEFAULT, &in_range)) {
+		row->class = GEN_ROW_DEFAULT;
+		return GEN_NR_SKIPS;
+	}
+	row->class = GEN_ROW_FLEX;
+	if (row->flex_ok)
+		return GEN_NR_SKIPS;
+	if (!in_range)
+		return GEN_SKIP_RANGE;
+	/* Which of RA and FP SFrame cannot express. */
+	probe = *r;
+	probe.fp.kind = SFRAME_ENC_SAME;
+	return rule_fits(&probe, SFRAME_FDE_TYPE_FLEX, &in_range) ?
+	       GEN_SKIP_FP : GEN_SKIP_RA;
+}
+
+static bool add_fde(struct gen *g, const struct sframe_enc_fde *fde)
+{
+	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
+		  sizeof(*g->fdes)))
+		return false;
+	g->fdes[g->nfdes++] = *fde;
+	return true;
+}
+
+static bool add_fre(struct gen *g, u32 start,
+		    const struct sframe_enc_rule *rule)
+{
+	if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
+		  sizeof(*g->fres)))
+		return false;
+	g->fres[g->nfres].start = start;
+	g->fres[g->nfres].rule = *rule;
+	g->nfres++;
+	return true;
+}
+
+/*
+ * Emit rows [i, j) as one SFrame FDE of @type, one FRE per change of rule.
+ * Returns a skip reason, GEN_NR_SKIPS on success, or -1 out of memory.
+ */
+static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
+{
+	const struct gen_row *first = &g->rows[i];
+	struct sframe_enc_fde fde = {
+		.start = first->start, .first = g->nfres,
+		.fde_type = type, .signal = signal,
+	};
+	u32 k;
+
+	if (g->rows[j - 1].end - first->start > U32_MAX)
+		return GEN_SKIP_RANGE;
+	fde.size = (u32)(g->rows[j - 1].end - first->start);
+	if (first->class == GEN_ROW_PLT) {
+		struct sframe_enc_rule grown = first->rule;
+
+		grown.cfa.off += 8;
+		fde.pc_type = SFRAME_PC_TYPE_MASK;
+		fde.rep_size = GEN_AMD64_PLT_ENTRY;
+		if (!add_fre(g, 0, &first->rule) ||
+		    !add_fre(g, first->plt_split, &grown))
+			return -1;
+	} else {
+		for (k = i; k < j; k++) {
+			const struct sframe_enc_rule *r = &g->rows[k].rule;
+
+			if (k > i && !memcmp(r, &g->fres[g->nfres - 1].rule,
+					     sizeof(*r)))
+				continue;
+			if (!add_fre(g, (u32)(g->rows[k].start - first->start),
+				     r))
+				return -1;
+		}
+	}
+	fde.num = g->nfres - fde.first;
+	if (fde.num > GEN_MAX_FDE_FRES)
+		return GEN_SKIP_ROWS;
+	if (!add_fde(g, &fde))
+		return -1;
+	g->stats.flex_fdes += type == SFRAME_FDE_TYPE_FLEX;
+	g->stats.mask_fdes += fde.pc_type == SFRAME_PC_TYPE_MASK;
+	g->stats.signal_fdes += signal;
+	return GEN_NR_SKIPS;
+}
+
+/*
+ * One function.  Rows that only a flex FDE can express make the whole
+ * function flex when every row can be; otherwise the function is split
+ * into runs of default and flex rows, and a PLT row gets its own PC-mask
+ * FDE.  Splitting is sound: each address keeps exactly its own rule.
+ * A row SFrame cannot express drops the whole function, since an
+ * unwinder given the rest would still trust the addresses around it.
+ */
+int gen_translate_func(struct gen *g, const struct gen_func *f)
+{
+	u32 nfdes = g->nfdes, nfres = g->nfres, flex_fdes = g->stats.flex_fdes;
+	u32 mask_fdes = g->stats.mask_fdes, sig_fdes = g->stats.signal_fdes;
+	bool signal = false, all_flex = true, any_flex = false;
+	int reason = GEN_NR_SKIPS;
+	u64 addr = f->lo;
+	u32 i, j;
+
+	g->nrows = 0;
+	if (f->overlaps)
+		reason = GEN_SKIP_OVERLAP;
+	while (reason == GEN_NR_SKIPS && addr < f->hi) {
+		Dwarf_Addr start, end;
+		Dwarf_Frame *frame;
+		struct gen_row *row;
+		bool sig = false;
+
+		if (!gen_grow((void **)&g->rows, &g->rows_cap, g->nrows + 1,
+			  sizeof(*g->rows)))
+			return -1;
+		row = &g->rows[g->nrows];
+		if (dwarf_cfi_addrframe(g->cfi, addr, &frame)) {
+			reason = GEN_SKIP_CFI;
+			break;
+		}
+		reason = row_rule(frame, row);
+		if (dwarf_frame_info(frame, &start, &end, &sig) < 0)
+			reason = GEN_SKIP_CFI;
+		free(frame);
+		if (end <= addr || end > f->hi)
+			end = f->hi;
+		row->start = addr;
+		row->end = end;
+		signal |= sig;
+		all_flex &= row->flex_ok;
+		any_flex |= row->class == GEN_ROW_FLEX;
+		all_flex &= row->class != GEN_ROW_PLT;
+		g->nrows++;
+		addr = end;
+	}
+
+	for (i = 0; reason == GEN_NR_SKIPS && i < g->nrows; i = j) {
+		u8 class = g->rows[i].class;
+
+		if (any_flex && all_flex)
+			class = GEN_ROW_FLEX;
+		j = i + 1;
+		while (class != GEN_ROW_PLT && j < g->nrows &&
+		       (g->rows[j].class == class ||
+			(any_flex && all_flex)))
+			j++;
+		reason = emit_segment(g, i, j, class == GEN_ROW_FLEX ?
+				      SFRAME_FDE_TYPE_FLEX :
+				      SFRAME_FDE_TYPE_DEFAULT, signal);
+		if (reason < 0)
+			return -1;
+	}
+
+	g->stats.funcs++;
+	if (reason == GEN_NR_SKIPS) {
+		g->stats.covered++;
+		g->stats.covered_bytes += f->hi - f->lo;
+		return 0;
+	}
+	g->nfdes = nfdes;
+	g->nfres = nfres;
+	g->stats.flex_fdes = flex_fdes;
+	g->stats.mask_fdes = mask_fdes;
+	g->stats.signal_fdes = sig_fdes;
+	g->stats.skipped[reason]++;
+	g->stats.skipped_bytes[reason] += f->hi - f->lo;
+	return 0;
+}
+

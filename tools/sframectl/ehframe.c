@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl gen's input: an x86-64 ELF object's .eh_frame through libelf
+ * and libdw, relocated when the object is, and the address range of each
+ * of its functions (DWARF FDEs), sorted, overlaps marked.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, out))
+			return NULL;
+		name = elf_strptr(elf, shstrndx, out->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Relocatable objects carry .eh_frame's PC fields in .rela.eh_frame:
+ * apply them to the image (sections at their sh_addr, normally 0), so that
+ * libdw sees the object's functions where its .sframe puts them.
+ */
+static int apply_eh_relocations(struct gen *g, Elf *elf, size_t eh_index,
+				const GElf_Shdr *eh)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, symsh, target;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *rel, *syms;
+		Elf_Scn *symscn;
+		int i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    sh.sh_info != eh_index)
+			continue;
+		rel = elf_getdata(scn, NULL);
+		symscn = elf_getscn(elf, sh.sh_link);
+		syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (!rel || !syms || !gelf_getshdr(symscn, &symsh))
+			return gen_fail(g, EXIT_INVALID, "%s",
+					".rela.eh_frame unreadable");
+		n = (int)(sh.sh_size / sizeof(GElf_Rela));
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			u64 s, p, v, where;
+			unsigned int type, bytes;
+
+			if (!gelf_getrela(rel, i, &r) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				return gen_fail(g, EXIT_INVALID, "%s",
+						".rela.eh_frame entry unreadable");
+			type = (unsigned int)GELF_R_TYPE(r.r_info);
+			s = sym.st_value;
+			if (sym.st_shndx != SHN_UNDEF &&
+			    sym.st_shndx < SHN_LORESERVE &&
+			    gelf_getshdr(elf_getscn(elf, sym.st_shndx), &target))
+				s += target.sh_addr;
+			p = eh->sh_addr + r.r_offset;
+			v = s + (u64)r.r_addend;
+			if (type == R_X86_64_PC32 || type == R_X86_64_PC64)
+				v -= p;
+			bytes = type == R_X86_64_PC32 || type == R_X86_64_32 ?
+				4 : 8;
+			if (type != R_X86_64_PC32 && type != R_X86_64_32 &&
+			    type != R_X86_64_PC64 && type != R_X86_64_64)
+				return gen_fail(g, EXIT_INVALID, "%s",
+						"unsupported .rela.eh_frame relocation type");
+			where = eh->sh_offset + r.r_offset;
+			if (r.r_offset > eh->sh_size ||
+			    bytes > eh->sh_size - r.r_offset ||
+			    where + bytes > g->image_size)
+				return gen_fail(g, EXIT_INVALID, "%s",
+						".rela.eh_frame offset out of bounds");
+			while (bytes--) {
+				g->image[where++] = (u8)v;
+				v >>= 8;
+			}
+		}
+	}
+	return 0;
+}
+
+static int open_elf(struct gen *g)
+{
+	GElf_Ehdr ehdr;
+	GElf_Shdr eh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int ret;
+
+	if (g->image_size < 4 || memcmp(g->image, ELFMAG, SELFMAG))
+		return gen_fail(g, EXIT_INVALID, "%s", "not an ELF file");
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)g->image, g->image_size);
+	if (!elf || !gelf_getehdr(elf, &ehdr)) {
+		ret = gen_fail(g, EXIT_INVALID, "bad ELF header: %s",
+			       elf_errmsg(-1));
+		goto out;
+	}
+	ret = EXIT_INVALID;
+	if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    ehdr.e_machine != EM_X86_64) {
+		gen_fail(g, ret, "%s", "not an x86-64 ELF object");
+		goto out;
+	}
+	scn = find_section(elf, ".eh_frame", &eh);
+	if (!scn) {
+		gen_fail(g, ret, "%s", ehdr.e_shnum ? "no .eh_frame section" :
+			 "no section headers (stripped objects are not supported)");
+		goto out;
+	}
+	if (eh.sh_type == SHT_NOBITS || eh.sh_offset > g->image_size ||
+	    eh.sh_size > g->image_size - eh.sh_offset) {
+		gen_fail(g, ret, "%s", ".eh_frame out of bounds");
+		goto out;
+	}
+	ret = 0;
+	if (ehdr.e_type == ET_REL && g->borrowed) {
+		unsigned char *own = malloc(g->image_size);
+
+		if (!own) {
+			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
+			goto out;
+		}
+		memcpy(own, g->image, g->image_size);
+		g->image = own;
+		g->borrowed = false;
+		elf_end(elf);
+		elf = elf_memory((char *)g->image, g->image_size);
+		scn = elf ? find_section(elf, ".eh_frame", &eh) : NULL;
+		if (!scn) {
+			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
+			goto out;
+		}
+	}
+	if (ehdr.e_type == ET_REL)
+		ret = apply_eh_relocations(g, elf, elf_ndxscn(scn), &eh);
+out:
+	if (elf)
+		elf_end(elf);
+	if (ret)
+		return ret;
+
+	/* A fresh handle, so that libdw reads the relocated bytes. */
+	g->elf = elf_memory((char *)g->image, g->image_size);
+	scn = g->elf ? find_section(g->elf, ".eh_frame", &eh) : NULL;
+	g->eh_data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!g->eh_data)
+		return gen_fail(g, EXIT_INVALID, ".eh_frame unreadable: %s",
+				elf_errmsg(-1));
+	g->eh_addr = eh.sh_addr;
+	g->eh_size = eh.sh_size;
+	scn = find_section(g->elf, ".note.gnu.build-id", &eh);
+	if (scn && eh.sh_type == SHT_NOTE && eh.sh_offset <= g->image_size &&
+	    eh.sh_size <= g->image_size - eh.sh_offset) {
+		g->note = g->image + eh.sh_offset;
+		g->note_size = eh.sh_size;
+	}
+	g->cfi = dwarf_getcfi_elf(g->elf);
+	if (!g->cfi)
+		return gen_fail(g, EXIT_INVALID, ".eh_frame unusable: %s",
+				dwarf_errmsg(-1));
+	return 0;
+}
+
+/* Read a DW_EH_PE-encoded value at *@p, below @end; false if malformed. */
+static bool read_encoded(const u8 **p, const u8 *end, u8 enc, u64 field_addr,
+			 u64 *val)
+{
+	const u8 *q = *p;
+	unsigned int bytes, shift = 0, i;
+	u64 v = 0;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		bytes = 8;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		bytes = 4;
+		break;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		bytes = 2;
+		break;
+	case DW_EH_PE_uleb128:
+		do {
+			if (q >= end || shift > 63)
+				return false;
+			v |= (u64)(*q & 0x7f) << shift;
+			shift += 7;
+		} while (*q++ & 0x80);
+		bytes = 0;
+		break;
+	default:
+		return false;
+	}
+	if (bytes) {
+		if (end - q < bytes)
+			return false;
+		for (i = 0; i < bytes; i++)
+			v |= (u64)q[i] << (8 * i);
+		if ((enc & 0x0f) == DW_EH_PE_sdata4)
+			v = (u64)(s64)(s32)v;
+		else if ((enc & 0x0f) == DW_EH_PE_sdata2)
+			v = (u64)(s64)(s16)v;
+		q += bytes;
+	}
+	if ((enc & 0x70) == DW_EH_PE_pcrel)
+		v += field_addr;
+	else if ((enc & 0x70) != DW_EH_PE_absptr)
+		return false;
+	*p = q;
+	*val = v;
+	return true;
+}
+
+/* The FDE pointer encoding a CIE's 'R' augmentation names. */
+static bool cie_fde_encoding(const Dwarf_CIE *cie, u8 *enc)
+{
+	const u8 *p = cie->augmentation_data;
+	const u8 *end = p + cie->augmentation_data_size;
+	const char *a = cie->augmentation;
+	u64 dummy;
+	u8 penc;
+
+	*enc = DW_EH_PE_absptr;
+	if (a[0] != 'z')
+		return a[0] == '\0';
+	for (a++; *a; a++) {
+		switch (*a) {
+		case 'R':
+			if (p >= end)
+				return false;
+			*enc = *p;
+			return true;
+		case 'L':
+			if (p++ >= end)
+				return false;
+			break;
+		case 'P':
+			if (p >= end)
+				return false;
+			penc = *p++;
+			/* Only its size matters: strip application bits. */
+			if (!read_encoded(&p, end, penc & 0x0f, 0, &dummy))
+				return false;
+			break;
+		case 'S':
+		case 'B':
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Every FDE's range, in address order; later duplicates are overlaps. */
+static int collect_funcs(struct gen *g)
+{
+	const u8 *ident = (const u8 *)elf_getident(g->elf, NULL);
+	const u8 *base = g->eh_data->d_buf;
+	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
+	u32 cap = 0, i;
+	bool cie_ok = false;
+	u64 max_hi = 0;
+	u8 enc = 0;
+
+	for (;;) {
+		Dwarf_CFI_Entry e, cie;
+		const u8 *p;
+		u64 lo, len;
+		int r;
+
+		r = dwarf_next_cfi(ident, g->eh_data, true, off, &next, &e);
+		if (r > 0)
+			break;
+		if (r < 0)
+			return gen_fail(g, EXIT_INVALID,
+					"malformed .eh_frame entry at offset 0x%llx: %s",
+					(unsigned long long)off, dwarf_errmsg(-1));
+		off = next;
+		if (dwarf_cfi_cie_p(&e))
+			continue;
+		if (e.fde.CIE_pointer != cie_off) {
+			Dwarf_Off cie_next;
+
+			cie_off = e.fde.CIE_pointer;
+			cie_ok = !dwarf_next_cfi(ident, g->eh_data, true, cie_off,
+						 &cie_next, &cie) &&
+				 dwarf_cfi_cie_p(&cie) &&
+				 cie_fde_encoding(&cie.cie, &enc);
+		}
+		p = e.fde.start;
+		if (!cie_ok ||
+		    !read_encoded(&p, e.fde.end, enc,
+				  g->eh_addr + (u64)(p - base), &lo) ||
+		    !read_encoded(&p, e.fde.end, enc & 0x0f, 0, &len) ||
+		    lo + len < lo)
+			return gen_fail(g, EXIT_INVALID,
+					"malformed .eh_frame FDE at offset 0x%llx: bad CIE or address range",
+					(unsigned long long)(e.fde.start - base));
+		if (!len) {
+			g->stats.empty++;
+			continue;
+		}
+		if (!gen_grow((void **)&g->funcs, &cap, g->nfuncs + 1,
+			  sizeof(*g->funcs)))
+			return gen_fail(g, EXIT_USAGE, "out of memory");
+		g->funcs[g->nfuncs++] = (struct gen_func){ lo, lo + len, false };
+	}
+
+	for (i = 1; i < g->nfuncs; i++) {
+		struct gen_func f = g->funcs[i];
+		u32 j = i;
+
+		while (j && g->funcs[j - 1].lo > f.lo) {
+			g->funcs[j] = g->funcs[j - 1];
+			j--;
+		}
+		g->funcs[j] = f;
+	}
+	for (i = 0; i < g->nfuncs; i++) {
+		if (i && g->funcs[i].lo < max_hi)
+			g->funcs[i].overlaps = true;
+		if (g->funcs[i].hi > max_hi)
+			max_hi = g->funcs[i].hi;
+	}
+	return 0;
+}
+
+/* Open @g's image and list its functions; 0 or g->err says why not. */
+int gen_read_eh_frame(struct gen *g)
+{
+	int ret = open_elf(g);
+
+	return ret ? ret : collect_funcs(g);
+}
