@@ -10,25 +10,6 @@
 
 #include "gen.h"
 
-static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *out)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, out))
-			return NULL;
-		name = elf_strptr(elf, shstrndx, out->sh_name);
-		if (name && !strcmp(name, want))
-			return scn;
-	}
-	return NULL;
-}
-
 /*
  * Relocatable objects carry .eh_frame's PC fields in .rela.eh_frame:
  * apply them to the image (sections at their sh_addr, normally 0), so that
@@ -120,7 +101,7 @@ static int open_elf(struct gen *g)
 		gen_fail(g, ret, "%s", "not an x86-64 ELF object");
 		goto out;
 	}
-	scn = find_section(elf, ".eh_frame", &eh);
+	scn = sframe_elf_section(elf, ".eh_frame", 0, &eh);
 	if (!scn) {
 		gen_fail(g, ret, "%s", ehdr.e_shnum ? "no .eh_frame section" :
 			 "no section headers (stripped objects are not supported)");
@@ -144,7 +125,7 @@ static int open_elf(struct gen *g)
 		g->borrowed = false;
 		elf_end(elf);
 		elf = elf_memory((char *)g->image, g->image_size);
-		scn = elf ? find_section(elf, ".eh_frame", &eh) : NULL;
+		scn = elf ? sframe_elf_section(elf, ".eh_frame", 0, &eh) : NULL;
 		if (!scn) {
 			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
 			goto out;
@@ -160,14 +141,14 @@ out:
 
 	/* A fresh handle, so that libdw reads the relocated bytes. */
 	g->elf = elf_memory((char *)g->image, g->image_size);
-	scn = g->elf ? find_section(g->elf, ".eh_frame", &eh) : NULL;
+	scn = g->elf ? sframe_elf_section(g->elf, ".eh_frame", 0, &eh) : NULL;
 	g->eh_data = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!g->eh_data)
 		return gen_fail(g, EXIT_INVALID, ".eh_frame unreadable: %s",
 				elf_errmsg(-1));
 	g->eh_addr = eh.sh_addr;
 	g->eh_size = eh.sh_size;
-	scn = find_section(g->elf, ".note.gnu.build-id", &eh);
+	scn = sframe_elf_section(g->elf, ".note.gnu.build-id", 0, &eh);
 	if (scn && eh.sh_type == SHT_NOTE && eh.sh_offset <= g->image_size &&
 	    eh.sh_size <= g->image_size - eh.sh_offset) {
 		g->note = g->image + eh.sh_offset;

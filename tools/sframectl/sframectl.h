@@ -6,6 +6,7 @@
 #ifndef _SFRAMECTL_H
 #define _SFRAMECTL_H
 
+#include <gelf.h>
 #include <stdio.h>
 #include <sframe/sframe.h>
 
@@ -61,6 +62,8 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 					struct sframe_code *code, char *msg,
 					size_t msg_size);
 
+Elf_Scn *sframe_elf_section(Elf *elf, const char *want, u32 type,
+			    GElf_Shdr *sh);
 bool sframe_elf_build_id(const unsigned char *d, size_t size,
 			 const unsigned char **id, size_t *len);
 

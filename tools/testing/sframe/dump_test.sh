@@ -134,6 +134,14 @@ st=$?
 [ $st = 1 ] && grep -q "prog.c: invalid: not an ELF file" "$TMP/out"
 ok $? "check on a non-ELF file: invalid (exit $st)"
 
+# An ELF identification of another version: libelf reads none but 1.
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[6] = 0
+open(sys.argv[2], "wb").write(d)' "$FX/sid-2.47.50/prog" "$TMP/version0"
+"$SFRAMECTL" check "$TMP/version0" >"$TMP/out"
+st=$?
+[ $st = 1 ] && grep -q "version0: invalid: bad ELF version" "$TMP/out"
+ok $? "check on an ELF file whose EI_VERSION is 0: invalid (exit $st)"
+
 "$SFRAMECTL" check "$TMP/does-not-exist" >"$TMP/out" 2>"$TMP/err"
 st=$?
 [ $st = 2 ] && grep -q "does-not-exist: No such file" "$TMP/err"
