@@ -46,6 +46,9 @@ static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
 	fprintf(out, "  functions: %u, covered %u (%llu bytes), skipped %u (%llu bytes), empty FDEs %u\n",
 		s->funcs, s->covered, (unsigned long long)s->covered_bytes,
 		skipped, (unsigned long long)skipped_bytes, s->empty);
+	if (g->fill)
+		fprintf(out, "  left to its own .sframe: %u functions%s\n",
+			s->own, g->has_own ? "" : " (it has no valid one)");
 	fprintf(out, "  SFrame FDEs: %u (%u flex, %u pc-mask, %u signal), FREs %u\n",
 		g->nfdes, s->flex_fdes, s->mask_fdes, s->signal_fdes,
 		g->nfres);
@@ -86,10 +89,13 @@ static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
 	return ret;
 }
 
-/* sframectl gen ELF [-o OUT] [--raw] [--stats] [--compare [--at FILE]] */
+/*
+ * sframectl gen ELF [-o OUT] [--raw] [--fill] [--stats]
+ *		     [--compare [--at FILE]]
+ */
 int sframe_gen_command(int argc, char **argv)
 {
-	bool raw = false, stats = false, compare = false;
+	bool raw = false, stats = false, compare = false, fill = false;
 	const char *out = NULL, *path = NULL, *at = NULL;
 	struct gen g = { 0 };
 	int i, ret;
@@ -99,6 +105,8 @@ int sframe_gen_command(int argc, char **argv)
 			raw = true;
 		} else if (!strcmp(argv[i], "--stats")) {
 			stats = true;
+		} else if (!strcmp(argv[i], "--fill")) {
+			fill = true;
 		} else if (!strcmp(argv[i], "--compare")) {
 			compare = true;
 		} else if (!strcmp(argv[i], "--at") && i + 1 < argc) {
@@ -114,10 +122,11 @@ int sframe_gen_command(int argc, char **argv)
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: sframectl gen ELF [-o OUT] [--raw] [--stats] [--compare [--at FILE]]\n");
+		fprintf(stderr, "usage: sframectl gen ELF [-o OUT] [--raw] [--fill] [--stats] [--compare [--at FILE]]\n");
 		return EXIT_USAGE;
 	}
 	g.path = path;
+	g.fill = fill;
 	ret = gen_run(&g, out, raw, stats, compare, at);
 	gen_free(&g);
 	return ret;

@@ -52,6 +52,35 @@ static int read_whole(struct gen *g)
 	return 0;
 }
 
+/*
+ * For --fill: the object's own section, if it has a valid one.  Without
+ * one (none, or one the kernel would refuse too) there is nothing to
+ * fill: every function is translated, as for an object without SFrame.
+ */
+static void gen_read_own(struct gen *g)
+{
+	char msg[SFRAME_MSG_MAX];
+
+	g->own = (struct sframe_input){
+		.path = g->path, .file = g->image, .file_size = g->image_size,
+	};
+	g->has_own = sframe_elf_extract(&g->own, msg, sizeof(msg)) ==
+		     SFRAME_LOAD_OK && g->own.bytes &&
+		     !sframe_validate(&g->own_sec, g->own.bytes,
+				      (u32)g->own.size, g->own.vaddr,
+				      SFRAME_REQUIRE_SORTED |
+				      SFRAME_SEGMENT_PADDING, NULL);
+}
+
+/* Does the object's own section describe any of @f (its ends)? */
+static bool gen_own_covers(const struct gen *g, const struct gen_func *f)
+{
+	struct sframe_fde fde;
+
+	return sframe_find_fde(&g->own_sec, f->lo, &fde) == 0 ||
+	       sframe_find_fde(&g->own_sec, f->hi - 1, &fde) == 0;
+}
+
 /* Read, translate, encode, validate: 0 and the section, or g->err says. */
 int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	      struct sframe_section *sec)
@@ -64,9 +93,14 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	ret = g->image ? 0 : read_whole(g);
 	if (!ret)
 		ret = gen_read_eh_frame(g);
-	for (i = 0; !ret && i < g->nfuncs; i++)
-		if (gen_translate_func(g, &g->funcs[i]))
+	if (!ret && g->fill)
+		gen_read_own(g);
+	for (i = 0; !ret && i < g->nfuncs; i++) {
+		if (g->has_own && gen_own_covers(g, &g->funcs[i]))
+			g->stats.own++;
+		else if (gen_translate_func(g, &g->funcs[i]))
 			ret = gen_fail(g, EXIT_USAGE, "out of memory");
+	}
 	if (ret)
 		return ret;
 
@@ -98,6 +132,7 @@ void gen_free(struct gen *g)
 		elf_end(g->elf);
 	if (!g->borrowed)
 		free(g->image);
+	free(g->own.copy);
 	free(g->funcs);
 	free(g->rows);
 	free(g->fdes);

@@ -64,6 +64,7 @@ struct gen_stats {
 	u32 skipped[GEN_NR_SKIPS];
 	u64 skipped_bytes[GEN_NR_SKIPS];
 	u32 empty;
+	u32 own;			/* --fill: covered by the object's own */
 	u32 flex_fdes;
 	u32 mask_fdes;
 	u32 signal_fdes;
@@ -90,6 +91,14 @@ struct gen {
 	struct sframe_enc_fre *fres;
 	u32 nfres, fres_cap;
 	struct gen_stats stats;
+	/*
+	 * --fill: only the functions the object's own .sframe does not
+	 * cover, for a sidecar loaded behind it (SFRAME_SIDECAR_FILL).
+	 */
+	bool fill;
+	bool has_own;			/* own_sec is valid */
+	struct sframe_section own_sec;
+	struct sframe_input own;	/* its bytes (file is g->image) */
 	char err[SFRAME_MSG_MAX];
 };
 

@@ -192,6 +192,40 @@ gen_fails 2 "does-not-exist: No such file" "gen on a missing file: exit 2" \
 "$SFRAMECTL" gen >/dev/null 2>&1
 ok $(($? != 2)) "gen without a file: usage, exit 2"
 
+# --fill: a static binary whose program has SFrame and whose libc has
+# not.  The sidecar leaves the functions its own section covers to it,
+# describes every other, and overlaps none of its own; an object without
+# SFrame gets the same sidecar as without --fill.
+ST=$FX/workloads/v3-binutils-2.47/deep-static
+"$SFRAMECTL" gen --fill --stats -o "$TMP/fill" "$ST" 2>"$TMP/fillstats"
+st=$?
+"$SFRAMECTL" gen -o "$TMP/full" "$ST"
+own=$(sed -n 's/^  left to its own .sframe: \([0-9]*\) functions$/\1/p' "$TMP/fillstats")
+fdes() { "$SFRAMECTL" dump "$1" | sed -n 's/^    Num FDEs: //p'; }
+nfill=$(fdes "$TMP/fill")
+nfull=$(fdes "$TMP/full")
+[ "$st" = 0 ] && [ "${own:-0}" -gt 0 ] && [ "$((nfill + own))" = "$nfull" ]
+ok $? "gen --fill deep-static: $nfill FDEs, $own left to its own section, $nfull without --fill"
+"$SFRAMECTL" dump "$ST" >"$TMP/own.dump"
+"$SFRAMECTL" dump "$TMP/fill" >"$TMP/fill.dump"
+python3 - "$TMP/own.dump" "$TMP/fill.dump" <<'PY'
+import re
+import sys
+def ranges(path):
+    pat = re.compile(r"func idx \[\d+\]: pc = (0x[0-9a-f]+), size = (\d+) bytes")
+    return [(int(m.group(1), 16), int(m.group(1), 16) + int(m.group(2)))
+            for m in pat.finditer(open(path).read())]
+own, fill = ranges(sys.argv[1]), ranges(sys.argv[2])
+bad = [(a, b) for a, b in fill for c, d in own if a < d and c < b]
+print(f"# own {len(own)} functions, fill {len(fill)}, overlapping {len(bad)}")
+sys.exit(1 if bad or not own or not fill else 0)
+PY
+ok $? "gen --fill deep-static: no function of the sidecar in the object's own section"
+"$SFRAMECTL" gen --fill -o "$TMP/nofill" "$FX/workloads/nosframe/deep" &&
+	"$SFRAMECTL" gen -o "$TMP/plain" "$FX/workloads/nosframe/deep" &&
+	cmp -s "$TMP/nofill" "$TMP/plain"
+ok $? "gen --fill on an object without SFrame: the same sidecar as without"
+
 # load --system --dry-run: everything but the module, so no device needed.
 # Two objects with .eh_frame only (nosframe), one with SFrame of its own
 # (v3), and a text file, which is not counted as an object.
