@@ -14,6 +14,17 @@
  * replaced meanwhile cannot get a sidecar made for other code.
  * SFRAME_SIDECAR_VDSO hands in the section of the running kernel's vDSO
  * instead (fd is -1; the build ID, required, must be the vDSO's).
+ *
+ * A sidecar stays until it is unloaded (or the module is), whether or not
+ * any process maps its file.  With SFRAME_SIDECAR_WHILE_MAPPED it stays
+ * only while a process maps the file, and idle_seconds (module parameter)
+ * after the last one unmaps it, or less if the module's memory budget
+ * needs the room; loaded for a file no process maps, it has that grace
+ * period from the load.  The next mapping of the file after it went is
+ * reported to the watcher again (SFRAME_EVENT_NEED_SIDECAR), which loads
+ * it again: the sidecar service's way, which keeps its sidecars on disk.
+ * Such a load never replaces a sidecar loaded without the flag, which was
+ * root's explicit choice (-EEXIST); a load without it replaces either.
  */
 #ifndef _SFRAME_IOCTL_H
 #define _SFRAME_IOCTL_H
@@ -25,6 +36,8 @@
 
 #define SFRAME_SIDECAR_BUILD_ID	0x1	/* build_id must match the file's */
 #define SFRAME_SIDECAR_VDSO	0x2	/* for the vDSO, not a file */
+/* Kept while the file is mapped, then released (above). */
+#define SFRAME_SIDECAR_WHILE_MAPPED	0x4
 #define SFRAME_BUILD_ID_MAX	64
 
 struct sframe_sidecar_load {

@@ -36,13 +36,18 @@ static void sframe_sidecar_reject(struct file *file,
 /* Is @a a request this module understands? */
 static bool sframe_sidecar_args_ok(const struct sframe_sidecar_load *a)
 {
-	u32 known = SFRAME_SIDECAR_BUILD_ID | SFRAME_SIDECAR_VDSO;
+	u32 known = SFRAME_SIDECAR_BUILD_ID | SFRAME_SIDECAR_VDSO |
+		    SFRAME_SIDECAR_WHILE_MAPPED;
 
 	if ((a->flags & ~known) || a->reserved || !a->size)
 		return false;
-	/* The vDSO's section has no file and must name its build ID. */
+	/*
+	 * The vDSO's section has no file (nor a mapping that ends) and must
+	 * name its build ID.
+	 */
 	if (a->flags & SFRAME_SIDECAR_VDSO) {
-		if (a->fd != -1 || !(a->flags & SFRAME_SIDECAR_BUILD_ID))
+		if (a->fd != -1 || !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
+		    (a->flags & SFRAME_SIDECAR_WHILE_MAPPED))
 			return false;
 	}
 	return !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
@@ -126,7 +131,8 @@ static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 	}
 	ret = sframe_cache_set_sidecar(file, s,
 				       a->flags & SFRAME_SIDECAR_BUILD_ID ?
-				       a->build_id : NULL, a->build_id_size);
+				       a->build_id : NULL, a->build_id_size,
+				       !(a->flags & SFRAME_SIDECAR_WHILE_MAPPED));
 	if (ret)
 		sframe_sec_free(s);
 out:
