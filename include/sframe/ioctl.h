@@ -83,4 +83,13 @@ struct sframe_event {
 #define SFRAME_IOC_UNLOAD	_IOW(SFRAME_IOC_MAGIC, 2, struct sframe_sidecar_unload)
 #define SFRAME_IOC_WATCH	_IO(SFRAME_IOC_MAGIC, 3)
 
+/*
+ * SFRAME_IOC_HAS_SIDECAR: 1 if the file open at the descriptor the
+ * argument points to has a sidecar in the module now, else 0.  For the
+ * service's scans, when reports were lost: a sidecar it loaded while
+ * mapped may have been released since, and the report that would have
+ * told it lost.
+ */
+#define SFRAME_IOC_HAS_SIDECAR	_IOW(SFRAME_IOC_MAGIC, 4, __s32)
+
 #endif /* _SFRAME_IOCTL_H */

@@ -518,6 +518,20 @@ int sframe_cache_clear_sidecar(struct file *file)
 	return 0;
 }
 
+/* Does @file have a sidecar now? */
+bool sframe_cache_has_sidecar(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	bool has;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	has = sf && rcu_access_pointer(sf->sidecar);
+	spin_unlock(&sframe_files_lock);
+	return has;
+}
+
 /* ---- debugfs and /dev views ---- */
 
 long sframe_files_cached(void)

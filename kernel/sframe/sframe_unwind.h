@@ -125,6 +125,7 @@ int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 			     const u8 *build_id, u32 build_id_size,
 			     bool pinned);
 int sframe_cache_clear_sidecar(struct file *file);
+bool sframe_cache_has_sidecar(struct file *file);
 int sframe_cache_show_files(struct seq_file *m);
 int sframe_cache_show_sidecars(struct seq_file *m);
 

@@ -2,9 +2,9 @@
 /*
  * /dev/sframe_unwind: root loads and unloads sidecar sections, SFrame
  * made for files that carry none (sframectl gen) or for the vDSO, and
- * reads which are loaded.  A sidecar is hostile input like any .sframe:
- * it is validated completely, then checked against the file's code (or
- * the vDSO's), before use.
+ * reads or asks which are loaded.  A sidecar is hostile input like any
+ * .sframe: it is validated completely, then checked against the file's
+ * code (or the vDSO's), before use.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -186,6 +186,23 @@ static long sframe_sidecar_unload(const void __user *uarg)
 	return ret;
 }
 
+/* Has the file at the descriptor @uarg points to a sidecar: 1 or 0. */
+static long sframe_sidecar_query(const void __user *uarg)
+{
+	struct file *file;
+	long ret;
+	s32 fd;
+
+	if (get_user(fd, (const s32 __user *)uarg))
+		return -EFAULT;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	ret = sframe_cache_has_sidecar(file);
+	fput(file);
+	return ret;
+}
+
 static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -198,6 +215,8 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 		return sframe_sidecar_unload((const void __user *)arg);
 	case SFRAME_IOC_WATCH:
 		return sframe_events_watch();
+	case SFRAME_IOC_HAS_SIDECAR:
+		return sframe_sidecar_query((const void __user *)arg);
 	default:
 		return -ENOTTY;
 	}
