@@ -20,6 +20,17 @@
  * section, where that has no rule (code its own section does not cover,
  * such as a static binary's libc), and is the whole answer only for a
  * file without a valid section of its own.
+ *
+ * A sidecar stays until it is unloaded (or the module is), whether or not
+ * any process maps its file.  With SFRAME_SIDECAR_WHILE_MAPPED it stays
+ * only while a process maps the file, and idle_seconds (module parameter)
+ * after the last one unmaps it, or less if the module's memory budget
+ * needs the room; loaded for a file no process maps, it has that grace
+ * period from the load.  The next mapping of the file after it went is
+ * reported to the watcher again (SFRAME_EVENT_NEED_SIDECAR), which loads
+ * it again: the sidecar service's way, which keeps its sidecars on disk.
+ * Such a load never replaces a sidecar loaded without the flag, which was
+ * root's explicit choice (-EEXIST); a load without it replaces either.
  */
 #ifndef _SFRAME_IOCTL_H
 #define _SFRAME_IOCTL_H
@@ -31,6 +42,8 @@
 
 #define SFRAME_SIDECAR_BUILD_ID	0x1	/* build_id must match the file's */
 #define SFRAME_SIDECAR_VDSO	0x2	/* for the vDSO, not a file */
+/* Kept while the file is mapped, then released (above). */
+#define SFRAME_SIDECAR_WHILE_MAPPED	0x4
 #define SFRAME_SIDECAR_FILL	0x8	/* fills the file's own section's gaps */
 #define SFRAME_BUILD_ID_MAX	64
 
@@ -81,5 +94,14 @@ struct sframe_event {
 #define SFRAME_IOC_LOAD		_IOW(SFRAME_IOC_MAGIC, 1, struct sframe_sidecar_load)
 #define SFRAME_IOC_UNLOAD	_IOW(SFRAME_IOC_MAGIC, 2, struct sframe_sidecar_unload)
 #define SFRAME_IOC_WATCH	_IO(SFRAME_IOC_MAGIC, 3)
+
+/*
+ * SFRAME_IOC_HAS_SIDECAR: 1 if the file open at the descriptor the
+ * argument points to has a sidecar in the module now, else 0.  For the
+ * service's scans, when reports were lost: a sidecar it loaded while
+ * mapped may have been released since, and the report that would have
+ * told it lost.
+ */
+#define SFRAME_IOC_HAS_SIDECAR	_IOW(SFRAME_IOC_MAGIC, 4, __s32)
 
 #endif /* _SFRAME_IOCTL_H */

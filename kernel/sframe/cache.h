@@ -105,7 +105,7 @@ void sframe_object_free(struct sframe_object *obj);
 /* One file, keyed by its real inode; files.c. */
 struct sframe_file {
 	struct hlist_node node;		/* in sframe_files, under its lock */
-	refcount_t ref;			/* maps, a sidecar, a load, idle list */
+	refcount_t ref;			/* maps, pinned sidecar, load, idle list */
 	dev_t dev;
 	unsigned long ino;
 	u32 generation;
@@ -113,6 +113,7 @@ struct sframe_file {
 	struct timespec64 ctime;
 	struct sframe_object __rcu *obj;	/* once read */
 	struct sframe_sec __rcu *sidecar;
+	bool sidecar_pinned;		/* it holds a reference: loaded by hand */
 	const char *status;		/* of the last read */
 	unsigned long retry_at;		/* jiffies; a transient failure */
 	bool loading;			/* a load is queued or running */

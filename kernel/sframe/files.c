@@ -2,9 +2,10 @@
 /*
  * The file entries: one per file (its real inode), holding what a read of
  * it found and the sidecar root gave it, shared by every mapping of it,
- * alive while a map, a sidecar or a load holds it, then idle for
+ * alive while a map, a pinned sidecar or a load holds it, then idle for
  * idle_seconds (so that the next exec of a program finds its section
- * read) unless the budget needs the memory first.  Loads run on the
+ * read) unless the budget needs the memory first; a sidecar loaded only
+ * while the file is mapped goes with its entry.  Loads run on the
  * cache's work queue, never under a lock.
  */
 #include <linux/dcache.h>
@@ -107,11 +108,16 @@ static void sframe_file_unhash(struct sframe_file *sf)
 	sframe_file_unidle(sf);
 }
 
-/* Free an entry no one can find or use any more. */
+/*
+ * Free an entry no one can find or use any more, with its sidecar if it
+ * has one: only a sidecar loaded while mapped can still be there.
+ */
 static void sframe_file_reclaim(struct sframe_file *sf)
 {
 	atomic_long_dec(&sframe_nr_files);
 	sframe_count(files_reclaimed);
+	if (rcu_access_pointer(sf->sidecar))
+		sframe_count(sidecars_released);
 	sframe_file_free(sf);
 }
 
@@ -128,8 +134,9 @@ static bool sframe_file_keeps(const struct sframe_file *sf)
 /*
  * Drop a reference.  The last one puts the entry on the idle list, which
  * takes it over, or reclaims it.  Whoever held the last reference was a
- * map freed after a grace period, a load or a sidecar already withdrawn
- * after one: no walk can still see the entry.  Process context.
+ * map freed after a grace period, a load, the sidecar ioctl or a pinned
+ * sidecar already withdrawn after one: no walk can still see the entry,
+ * nor the sidecar it may still have.  Process context.
  */
 void sframe_file_put(struct sframe_file *sf)
 {
@@ -437,16 +444,20 @@ static int sframe_sidecar_check(struct sframe_file *sf,
 /*
  * Make @s the sidecar of @file, which must be the ELF object it was made
  * for (and have the build ID @build_id, if given); the sidecar it
- * replaces is freed once no walk can be using it.  A sidecar pins its
- * file's entry.  On success @s belongs to the cache, on failure it stays
- * the caller's.
+ * replaces is freed once no walk can be using it.  A @pinned sidecar
+ * holds a reference on its file's entry, so both stay until it is
+ * unloaded; any other goes with the entry once no map uses the file (and
+ * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
+ * On success @s belongs to the cache, on failure it stays the caller's.
  */
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
-			     const u8 *build_id, u32 build_id_size)
+			     const u8 *build_id, u32 build_id_size,
+			     bool pinned)
 {
 	const struct sframe_object *obj;
 	struct sframe_sec *old;
 	struct sframe_file *sf;
+	bool keep_ref;
 	int ret = 0;
 
 	sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
@@ -455,22 +466,44 @@ int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 	obj = sframe_file_object(sf, file, &ret);
 	if (obj)
 		ret = sframe_sidecar_check(sf, obj, s, build_id, build_id_size);
+	if (!ret)
+		sframe_sec_drop_bytes(s);
+	spin_lock(&sframe_files_lock);
+	if (!ret && !pinned && sf->sidecar_pinned)
+		ret = -EEXIST;
 	if (ret) {
+		spin_unlock(&sframe_files_lock);
 		sframe_file_put(sf);
 		return ret;
 	}
-	sframe_sec_drop_bytes(s);
-	spin_lock(&sframe_files_lock);
 	old = rcu_replace_pointer(sf->sidecar, s,
 				  lockdep_is_held(&sframe_files_lock));
+	/* Ours becomes the sidecar's, unless the old one's already is. */
+	keep_ref = pinned && !sf->sidecar_pinned;
+	sf->sidecar_pinned = pinned;
 	spin_unlock(&sframe_files_lock);
 	if (old) {
-		/* The reference taken above was the old sidecar's. */
 		synchronize_rcu();
 		sframe_sec_free(old);
-		sframe_file_put(sf);
 	}
+	if (!keep_ref)
+		sframe_file_put(sf);
 	return 0;
+}
+
+/*
+ * Take the sidecar out of @sf and return it, NULL if it had none; *@ref:
+ * whether its reference on the entry is now the caller's to put.  After
+ * the unlock an unpinned sidecar's entry may go at any time.
+ */
+static struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
+						   bool *ref)
+{
+	lockdep_assert_held(&sframe_files_lock);
+	*ref = sf->sidecar_pinned;
+	sf->sidecar_pinned = false;
+	return rcu_replace_pointer(sf->sidecar, NULL,
+				   lockdep_is_held(&sframe_files_lock));
 }
 
 /* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
@@ -479,19 +512,34 @@ int sframe_cache_clear_sidecar(struct file *file)
 	struct inode *inode = sframe_real_inode(file);
 	struct sframe_sec *old = NULL;
 	struct sframe_file *sf;
+	bool ref = false;
 
 	spin_lock(&sframe_files_lock);
 	sf = sframe_file_find(inode);
 	if (sf)
-		old = rcu_replace_pointer(sf->sidecar, NULL,
-					  lockdep_is_held(&sframe_files_lock));
+		old = sframe_file_take_sidecar(sf, &ref);
 	spin_unlock(&sframe_files_lock);
 	if (!old)
 		return -ENOENT;
 	synchronize_rcu();
 	sframe_sec_free(old);
-	sframe_file_put(sf);
+	if (ref)
+		sframe_file_put(sf);
 	return 0;
+}
+
+/* Does @file have a sidecar now? */
+bool sframe_cache_has_sidecar(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	bool has;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	has = sf && rcu_access_pointer(sf->sidecar);
+	spin_unlock(&sframe_files_lock);
+	return has;
 }
 
 /* ---- debugfs and /dev views ---- */
@@ -512,6 +560,12 @@ static const struct sframe_sec *sframe_file_sidecar(struct sframe_file *sf)
 					 lockdep_is_held(&sframe_files_lock));
 }
 
+/* How long @sf's sidecar stays, for the views.  Under sframe_files_lock. */
+static const char *sframe_file_sidecar_lasts(const struct sframe_file *sf)
+{
+	return sf->sidecar_pinned ? "" : ", while mapped";
+}
+
 int sframe_cache_show_files(struct seq_file *s)
 {
 	const struct sframe_object *obj;
@@ -527,10 +581,11 @@ int sframe_cache_show_files(struct seq_file *s)
 			   READ_ONCE(sf->status), sf->charge.bytes +
 			   (obj && obj->embedded ? obj->embedded->charge.bytes : 0));
 		if (side)
-			seq_printf(s, "; sidecar%s v%u, %u FDEs, %zu bytes",
+			seq_printf(s, "; sidecar%s v%u, %u FDEs, %zu bytes%s",
 				   side->fills_gaps ? " filling gaps" : "",
 				   side->sec.version, side->sec.num_fdes,
-				   side->charge.bytes);
+				   side->charge.bytes,
+				   sframe_file_sidecar_lasts(sf));
 		if (!list_empty(&sf->idle))
 			seq_printf(s, "; idle %lu s",
 				   (jiffies - sf->idle_since) / HZ);
@@ -553,9 +608,10 @@ int sframe_cache_show_sidecars(struct seq_file *s)
 		side = sframe_file_sidecar(sf);
 		if (!side)
 			continue;
-		seq_printf(s, "%s: v%u, %u FDEs, %u FREs, %zu bytes\n",
+		seq_printf(s, "%s: v%u, %u FDEs, %u FREs, %zu bytes%s\n",
 			   sf->path, side->sec.version, side->sec.num_fdes,
-			   side->sec.num_fres, side->charge.bytes);
+			   side->sec.num_fres, side->charge.bytes,
+			   sframe_file_sidecar_lasts(sf));
 		n++;
 		total += side->charge.bytes;
 	}
@@ -578,11 +634,11 @@ static bool sframe_files_drop_one_sidecar(void)
 	struct sframe_sec *side = NULL;
 	struct sframe_file *sf;
 	unsigned int bkt;
+	bool ref = false;
 
 	spin_lock(&sframe_files_lock);
 	hash_for_each(sframe_files, bkt, sf, node) {
-		side = rcu_replace_pointer(sf->sidecar, NULL,
-					   lockdep_is_held(&sframe_files_lock));
+		side = sframe_file_take_sidecar(sf, &ref);
 		if (side)
 			break;
 	}
@@ -590,7 +646,8 @@ static bool sframe_files_drop_one_sidecar(void)
 	if (!side)
 		return false;
 	sframe_sec_free(side);
-	sframe_file_put(sf);
+	if (ref)
+		sframe_file_put(sf);
 	return true;
 }
 

@@ -32,7 +32,7 @@ module_param_named(max_user_mb, sframe_max_user_mb, uint, 0644);
 MODULE_PARM_DESC(max_user_mb, "Kernel memory for the files one user maps, MiB (default 64; root: max_cache_mb only)");
 
 module_param_named(idle_seconds, sframe_idle_seconds, uint, 0644);
-MODULE_PARM_DESC(idle_seconds, "How long a file no process maps keeps its entry, seconds (default 30; 0: none)");
+MODULE_PARM_DESC(idle_seconds, "How long a file no process maps keeps its entry and the service's sidecar, seconds (default 30; 0: none)");
 
 module_param_named(max_section_mb, sframe_max_section_mb, uint, 0644);
 MODULE_PARM_DESC(max_section_mb, "Largest .sframe section accepted, MiB (default 64)");
@@ -84,6 +84,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "sidecars_loaded", st->sidecars_loaded);
 	sframe_show(s, "sidecars_rejected", st->sidecars_rejected);
 	sframe_show(s, "sidecars_unloaded", st->sidecars_unloaded);
+	sframe_show(s, "sidecars_released", st->sidecars_released);
 	seq_printf(s, "events_pending: %ld\n", sframe_events_queued());
 	sframe_show(s, "events_queued", st->events_queued);
 	sframe_show(s, "events_dropped", st->events_dropped);

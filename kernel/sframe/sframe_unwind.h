@@ -61,6 +61,7 @@ struct sframe_stats {
 	u64 events_dropped;		/* not reported: queue full, no memory */
 	u64 sidecars_rejected;
 	u64 sidecars_unloaded;
+	u64 sidecars_released;		/* while-mapped ones, with their entry */
 };
 
 DECLARE_PER_CPU(struct sframe_stats, sframe_stats);
@@ -121,8 +122,10 @@ long sframe_files_cached(void);
 long sframe_files_idle(void);
 char *sframe_path_dup(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
-			     const u8 *build_id, u32 build_id_size);
+			     const u8 *build_id, u32 build_id_size,
+			     bool pinned);
 int sframe_cache_clear_sidecar(struct file *file);
+bool sframe_cache_has_sidecar(struct file *file);
 int sframe_cache_show_files(struct seq_file *m);
 int sframe_cache_show_sidecars(struct seq_file *m);
 

@@ -2,9 +2,9 @@
 /*
  * /dev/sframe_unwind: root loads and unloads sidecar sections, SFrame
  * made for files that carry none (sframectl gen) or for the vDSO, and
- * reads which are loaded.  A sidecar is hostile input like any .sframe:
- * it is validated completely, then checked against the file's code (or
- * the vDSO's), before use.
+ * reads or asks which are loaded.  A sidecar is hostile input like any
+ * .sframe: it is validated completely, then checked against the file's
+ * code (or the vDSO's), before use.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -37,17 +37,18 @@ static void sframe_sidecar_reject(struct file *file,
 static bool sframe_sidecar_args_ok(const struct sframe_sidecar_load *a)
 {
 	u32 known = SFRAME_SIDECAR_BUILD_ID | SFRAME_SIDECAR_VDSO |
-		    SFRAME_SIDECAR_FILL;
+		    SFRAME_SIDECAR_WHILE_MAPPED | SFRAME_SIDECAR_FILL;
 
 	if ((a->flags & ~known) || a->reserved || !a->size)
 		return false;
 	/*
-	 * The vDSO's section has no file and must name its build ID; the
-	 * vDSO has no section of its own to fill.
+	 * The vDSO's section has no file (nor a mapping that ends), must
+	 * name its build ID, and has no section of its own to fill.
 	 */
 	if (a->flags & SFRAME_SIDECAR_VDSO) {
 		if (a->fd != -1 || !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
-		    (a->flags & SFRAME_SIDECAR_FILL))
+		    (a->flags & (SFRAME_SIDECAR_WHILE_MAPPED |
+				 SFRAME_SIDECAR_FILL)))
 			return false;
 	}
 	return !(a->flags & SFRAME_SIDECAR_BUILD_ID) ||
@@ -132,7 +133,8 @@ static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 	s->fills_gaps = a->flags & SFRAME_SIDECAR_FILL;
 	ret = sframe_cache_set_sidecar(file, s,
 				       a->flags & SFRAME_SIDECAR_BUILD_ID ?
-				       a->build_id : NULL, a->build_id_size);
+				       a->build_id : NULL, a->build_id_size,
+				       !(a->flags & SFRAME_SIDECAR_WHILE_MAPPED));
 	if (ret)
 		sframe_sec_free(s);
 out:
@@ -186,6 +188,23 @@ static long sframe_sidecar_unload(const void __user *uarg)
 	return ret;
 }
 
+/* Has the file at the descriptor @uarg points to a sidecar: 1 or 0. */
+static long sframe_sidecar_query(const void __user *uarg)
+{
+	struct file *file;
+	long ret;
+	s32 fd;
+
+	if (get_user(fd, (const s32 __user *)uarg))
+		return -EFAULT;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	ret = sframe_cache_has_sidecar(file);
+	fput(file);
+	return ret;
+}
+
 static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -198,6 +217,8 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 		return sframe_sidecar_unload((const void __user *)arg);
 	case SFRAME_IOC_WATCH:
 		return sframe_events_watch();
+	case SFRAME_IOC_HAS_SIDECAR:
+		return sframe_sidecar_query((const void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -219,16 +219,18 @@ static int load_refused(const char *elf, const struct build_id *want)
 
 /*
  * Load a sidecar for @elf, open at @fd, whose bytes @obj holds and whose
- * code @code describes: from @path, or generated.  Exit status.  @fd is
- * the descriptor handed to the module, and @obj was read through it, so a
- * file put at the path meanwhile cannot get a sidecar made for another.
- * With @dev < 0 (--dry-run) everything but the hand-over to the module is
- * done.
+ * code @code describes: from @path, or generated, with the ioctl flags
+ * @flags besides the build ID's.  Exit status, or -EEXIST when a
+ * SFRAME_SIDECAR_WHILE_MAPPED load met a sidecar loaded by hand, which
+ * stays.  @fd is the descriptor handed to the module, and @obj was read
+ * through it, so a file put at the path meanwhile cannot get a sidecar
+ * made for another.  With @dev < 0 (--dry-run) everything but the
+ * hand-over to the module is done.
  */
 static int load_obj(int dev, int fd, const char *elf,
 		    const struct sframe_input *obj,
 		    const struct sframe_code *code, const char *path,
-		    bool quiet, bool force, struct load_totals *t)
+		    u32 flags, bool quiet, bool force, struct load_totals *t)
 {
 	struct sframe_sidecar_load arg;
 	struct build_id have, want;
@@ -261,11 +263,15 @@ static int load_obj(int dev, int fd, const char *elf,
 	arg = (struct sframe_sidecar_load){
 		.fd = fd, .vaddr = sc.vaddr,
 		.data = (uintptr_t)sc.data, .size = sc.size,
-		.flags = want.size ? SFRAME_SIDECAR_BUILD_ID : 0,
+		.flags = flags | (want.size ? SFRAME_SIDECAR_BUILD_ID : 0),
 		.build_id_size = want.size,
 	};
 	memcpy(arg.build_id, want.id, want.size);
 	if (ioctl(dev, SFRAME_IOC_LOAD, &arg)) {
+		if (errno == EEXIST && (flags & SFRAME_SIDECAR_WHILE_MAPPED)) {
+			ret = -EEXIST;
+			goto out;
+		}
 		ret = load_refused(elf, &want);
 		t->rejected++;
 	} else {
@@ -308,8 +314,8 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 		t->own_sframe++;
 		ret = 0;
 	} else {
-		ret = load_obj(dev, fd, elf, &obj, &code, path, quiet, force,
-			       t);
+		ret = load_obj(dev, fd, elf, &obj, &code, path, 0, quiet,
+			       force, t);
 	}
 	sframe_input_free(&obj);
 	return ret;
@@ -334,8 +340,10 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 /*
  * For sframectl serve: hand the module on @dev the sidecar file @path for
  * the object open at @fd, already read to @obj (its code: @code; @elf
- * names it in messages).  An exit status: 0, EXIT_INVALID when @path is
- * not a valid sidecar for it, EXIT_USAGE for anything else.
+ * names it in messages), to keep while the object is mapped.  An exit
+ * status: 0, EXIT_INVALID when @path is not a valid sidecar for it,
+ * EXIT_USAGE for anything else; or -EEXIST: the object has a sidecar
+ * root loaded by hand, which the module keeps.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
@@ -343,7 +351,8 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 {
 	struct load_totals t = { 0 };
 
-	return load_obj(dev, fd, elf, obj, code, path, false, false, &t);
+	return load_obj(dev, fd, elf, obj, code, path,
+			SFRAME_SIDECAR_WHILE_MAPPED, false, false, &t);
 }
 
 /* ---- load --system ---- */

@@ -7,7 +7,10 @@
  * read through a descriptor the kernel opened (a report's, or
  * /proc/PID/map_files), never a path; its sidecar is generated once and
  * kept in the cache directory under its build ID, so a restart or a
- * second machine with the same files generates nothing again.
+ * second machine with the same files generates nothing again.  The
+ * module keeps a sidecar of ours only while its file is mapped
+ * (SFRAME_SIDECAR_WHILE_MAPPED) and reports the file again when it is
+ * next mapped: it is then loaded again from the cache.
  *
  * The service runs as root and reads files others may have written, so
  * by default it supplies only files owned by root and writable by no one
@@ -43,6 +46,8 @@ struct serve_seen {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	unsigned int scan;		/* the scan that last handled it */
+	bool no_sidecar;		/* none from us: own SFrame, failed */
 };
 
 /* Filesystems whose reads come from a local device or memory. */
@@ -59,9 +64,11 @@ struct serve {
 	int sig;			/* signalfd: SIGTERM, SIGINT */
 	struct serve_seen *seen;
 	size_t nr_seen, cap_seen;
+	unsigned int scan;		/* scans of every process so far */
 	dev_t *local;			/* devices of local filesystems */
 	size_t nr_local;
 	unsigned int generated, cached, own, not_elf, skipped, failed;
+	unsigned int by_hand;		/* loaded by hand: the module keeps it */
 };
 
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
@@ -72,9 +79,12 @@ static bool serve_stopping(const struct serve *s)
 	return poll(&p, 1, 0) > 0;
 }
 
-/* Was this file handled before?  If not, remember it.  False on ENOMEM. */
-static bool serve_first_sight(struct serve *s, const struct stat *st,
-			      bool *first)
+/*
+ * What is known of this file: its record, new (*@first) if it was never
+ * handled before.  NULL on ENOMEM.
+ */
+static struct serve_seen *serve_remember(struct serve *s,
+					 const struct stat *st, bool *first)
 {
 	struct serve_seen *n;
 	size_t i;
@@ -86,23 +96,24 @@ static bool serve_first_sight(struct serve *s, const struct stat *st,
 		    n->size == st->st_size &&
 		    n->mtime.tv_sec == st->st_mtim.tv_sec &&
 		    n->mtime.tv_nsec == st->st_mtim.tv_nsec)
-			return true;
+			return n;
 	}
 	if (s->nr_seen == s->cap_seen) {
 		size_t cap = s->cap_seen ? 2 * s->cap_seen : 256;
 
 		n = reallocarray(s->seen, cap, sizeof(*n));
 		if (!n)
-			return false;
+			return NULL;
 		s->seen = n;
 		s->cap_seen = cap;
 	}
-	s->seen[s->nr_seen++] = (struct serve_seen){
+	n = &s->seen[s->nr_seen++];
+	*n = (struct serve_seen){
 		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
 		.mtime = st->st_mtim,
 	};
 	*first = true;
-	return true;
+	return n;
 }
 
 /* The name @fd's file has now, for messages only. */
@@ -199,12 +210,26 @@ static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
 	snprintf(path + n, size - n, ".sframe");
 }
 
-/* Supply the object open at @fd, unless done before or not ours to do. */
-static void serve_file(struct serve *s, int fd)
+/* Does the module have a sidecar for the file open at @fd now? */
+static bool serve_has_sidecar(const struct serve *s, int fd)
+{
+	return ioctl(s->dev, SFRAME_IOC_HAS_SIDECAR, &fd) > 0;
+}
+
+/*
+ * Supply the object open at @fd, unless it is not ours to do or is known
+ * to need nothing from us.  One the module @reported has no sidecar now
+ * (never had one, or it was released with the file's entry): it is
+ * supplied again, from the cache.  A scan supplies each file once, and
+ * one supplied before only if the module no longer has its sidecar (the
+ * report of its mapping since may have been lost).
+ */
+static void serve_file(struct serve *s, int fd, bool reported)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX], path[PATH_MAX];
 	struct sframe_input obj;
 	struct sframe_code code;
+	struct serve_seen *seen;
 	bool first, from_cache;
 	struct stat st;
 	int ret;
@@ -216,8 +241,17 @@ static void serve_file(struct serve *s, int fd)
 		s->skipped++;
 		return;
 	}
-	if (!serve_first_sight(s, &st, &first) || !first)
+	seen = serve_remember(s, &st, &first);
+	if (!seen || (!first && seen->no_sidecar))
 		return;
+	if (!first && !reported &&
+	    (seen->scan == s->scan || serve_has_sidecar(s, fd))) {
+		seen->scan = s->scan;
+		return;
+	}
+	seen->scan = s->scan;
+	/* What fails before the hand-over is logged once, not tried again. */
+	seen->no_sidecar = true;
 	serve_fd_name(fd, name, sizeof(name));
 	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
 	    SFRAME_LOAD_OK) {
@@ -246,16 +280,20 @@ static void serve_file(struct serve *s, int fd)
 			path, name);
 		unlink(path);
 		from_cache = false;
-		ret = serve_generate(s, name, &obj, path) ? -1 :
+		ret = serve_generate(s, name, &obj, path) ? EXIT_INVALID :
 		      sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
 					      path);
 	}
-	if (ret)
+	if (ret == -EEXIST)
+		s->by_hand++;
+	else if (ret)
 		s->failed++;
 	else if (from_cache)
 		s->cached++;
 	else
 		s->generated++;
+	/* The module's refusal for want of memory may not last. */
+	seen->no_sidecar = ret == EXIT_INVALID;
 out:
 	sframe_input_free(&obj);
 }
@@ -332,7 +370,7 @@ static void serve_process(struct serve *s, const char *pid)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			continue;	/* unmapped meanwhile */
-		serve_file(s, fd);
+		serve_file(s, fd, false);
 		close(fd);
 	}
 	free(line);
@@ -345,6 +383,7 @@ static void serve_scan(struct serve *s)
 	struct dirent *d;
 	DIR *proc;
 
+	s->scan++;
 	serve_learn_mounts(s);
 	proc = opendir("/proc");
 	if (!proc) {
@@ -359,8 +398,9 @@ static void serve_scan(struct serve *s)
 
 static void serve_report(const struct serve *s, const char *when)
 {
-	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u not root's, %u failed\n",
-	       when, s->generated, s->cached, s->own, s->skipped, s->failed);
+	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u not root's, %u failed, %u loaded by hand\n",
+	       when, s->generated, s->cached, s->own, s->skipped, s->failed,
+	       s->by_hand);
 }
 
 /* Read and act on the module's reports; false when the service must end. */
@@ -377,7 +417,7 @@ static bool serve_events(struct serve *s)
 		return false;		/* never from the module */
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
-			serve_file(s, ev[i].fd);
+			serve_file(s, ev[i].fd, true);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
 			fprintf(stderr, "sframectl: serve: %llu reports lost; scanning every process\n",
