@@ -146,15 +146,15 @@ void gen_free(struct gen *g)
  * gen_free() either way.
  */
 static int gen_in_memory(struct gen *g, const char *path, const u8 *file,
-			 size_t file_size, u8 **data, size_t *size, char *msg,
-			 size_t msg_size)
+			 size_t file_size, bool fill, u8 **data, size_t *size,
+			 char *msg, size_t msg_size)
 {
 	struct sframe_section sec;
 	int ret;
 
 	*g = (struct gen){
 		.path = path, .image = (unsigned char *)file,
-		.image_size = file_size, .borrowed = true,
+		.image_size = file_size, .borrowed = true, .fill = fill,
 	};
 	ret = gen_build(g, data, size, &sec);
 	if (ret)
@@ -163,17 +163,18 @@ static int gen_in_memory(struct gen *g, const char *path, const u8 *file,
 }
 
 /*
- * For sframectl load: the section for @path (gen_in_memory()) and the
- * address it assumes.  0, or an exit status with the reason in @msg.
+ * For sframectl load: the section for @path (gen_in_memory(); with @fill,
+ * only what its own section leaves out) and the address it assumes.  0,
+ * or an exit status with the reason in @msg.
  */
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
-		      u8 **data, size_t *size, u64 *vaddr, char *msg,
+		      bool fill, u8 **data, size_t *size, u64 *vaddr, char *msg,
 		      size_t msg_size)
 {
 	struct gen g;
 	int ret;
 
-	ret = gen_in_memory(&g, path, file, file_size, data, size, msg,
+	ret = gen_in_memory(&g, path, file, file_size, fill, data, size, msg,
 			    msg_size);
 	*vaddr = g.eh_addr;
 	gen_free(&g);
@@ -181,12 +182,13 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 }
 
 /*
- * For sframectl serve: the sidecar file gen -o writes for @path
- * (gen_in_memory()), in a malloc()ed buffer.  0, or an exit status with
- * the reason in @msg.
+ * For sframectl serve: the sidecar file gen -o (with @fill, gen --fill -o)
+ * writes for @path (gen_in_memory()), in a malloc()ed buffer.  0, or an
+ * exit status with the reason in @msg.
  */
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
-		    u8 **out, size_t *out_size, char *msg, size_t msg_size)
+		    bool fill, u8 **out, size_t *out_size, char *msg,
+		    size_t msg_size)
 {
 	struct gen g;
 	size_t size;
@@ -194,7 +196,7 @@ int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
 	int ret;
 
 	*out = NULL;
-	ret = gen_in_memory(&g, path, file, file_size, &bytes, &size, msg,
+	ret = gen_in_memory(&g, path, file, file_size, fill, &bytes, &size, msg,
 			    msg_size);
 	if (!ret) {
 		*out = sframe_container(bytes, size, g.eh_addr, g.note,

@@ -60,10 +60,10 @@ int sframe_open_device(void)
 
 /*
  * The section for @elf: @path's .sframe, or generated from @elf, whose
- * bytes @obj holds.
+ * bytes @obj holds (with @fill, for what its own section leaves out).
  */
 static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
-		       const struct sframe_input *obj)
+		       const struct sframe_input *obj, bool fill)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	enum sframe_load_status st;
@@ -73,7 +73,7 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 
 	memset(sc, 0, sizeof(*sc));
 	if (!path) {
-		ret = sframe_gen_memory(elf, obj->file, obj->file_size,
+		ret = sframe_gen_memory(elf, obj->file, obj->file_size, fill,
 					&sc->gen, &size, &vaddr, msg,
 					sizeof(msg));
 		if (ret) {
@@ -222,7 +222,8 @@ static int load_refused(const char *elf, const struct build_id *want)
  * code @code describes: from @path, or generated, with the ioctl flags
  * @flags besides the build ID's.  Exit status, or -EEXIST when a
  * SFRAME_SIDECAR_WHILE_MAPPED load met a sidecar loaded by hand, which
- * stays.  @fd is the descriptor handed to the module, and @obj was read
+ * stays, or -ENODATA when a SFRAME_SIDECAR_FILL sidecar has no function:
+ * the object's own section leaves nothing out, and nothing is loaded.  @fd is the descriptor handed to the module, and @obj was read
  * through it, so a file put at the path meanwhile cannot get a sidecar
  * made for another.  With @dev < 0 (--dry-run) everything but the
  * hand-over to the module is done.
@@ -238,7 +239,7 @@ static int load_obj(int dev, int fd, const char *elf,
 	int ret;
 
 	build_id_get(&have, obj->file, obj->file_size);
-	ret = sidecar_get(&sc, elf, path, obj);
+	ret = sidecar_get(&sc, elf, path, obj, flags & SFRAME_SIDECAR_FILL);
 	if (ret) {
 		t->failed++;
 		return ret;
@@ -252,6 +253,10 @@ static int load_obj(int dev, int fd, const char *elf,
 	}
 	if (ret) {
 		t->rejected++;
+		goto out;
+	}
+	if ((flags & SFRAME_SIDECAR_FILL) && !sc.sec.num_fdes) {
+		ret = -ENODATA;
 		goto out;
 	}
 	if (dev < 0) {			/* --dry-run */
@@ -288,11 +293,12 @@ out:
 }
 
 /*
- * load_obj() for @elf, open at @fd, read here.  For --system (@quiet),
- * objects with SFrame of their own are only counted.
+ * load_obj() for @elf, open at @fd, read here, with the ioctl flags
+ * @flags.  For --system (@quiet), objects with SFrame of their own are
+ * only counted.
  */
 static int load_fd(int dev, int fd, const char *elf, const char *path,
-		   bool quiet, bool force, struct load_totals *t)
+		   u32 flags, bool quiet, bool force, struct load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_input obj;
@@ -314,15 +320,15 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 		t->own_sframe++;
 		ret = 0;
 	} else {
-		ret = load_obj(dev, fd, elf, &obj, &code, path, 0, quiet,
+		ret = load_obj(dev, fd, elf, &obj, &code, path, flags, quiet,
 			       force, t);
 	}
 	sframe_input_free(&obj);
 	return ret;
 }
 
-static int load_one(int dev, const char *elf, const char *path, bool quiet,
-		    bool force, struct load_totals *t)
+static int load_one(int dev, const char *elf, const char *path, u32 flags,
+		    bool quiet, bool force, struct load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	int fd, ret;
@@ -332,7 +338,7 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
 		return EXIT_USAGE;
 	}
-	ret = load_fd(dev, fd, elf, path, quiet, force, t);
+	ret = load_fd(dev, fd, elf, path, flags, quiet, force, t);
 	close(fd);
 	return ret;
 }
@@ -340,19 +346,22 @@ static int load_one(int dev, const char *elf, const char *path, bool quiet,
 /*
  * For sframectl serve: hand the module on @dev the sidecar file @path for
  * the object open at @fd, already read to @obj (its code: @code; @elf
- * names it in messages), to keep while the object is mapped.  An exit
- * status: 0, EXIT_INVALID when @path is not a valid sidecar for it,
- * EXIT_USAGE for anything else; or -EEXIST: the object has a sidecar
- * root loaded by hand, which the module keeps.
+ * names it in messages), to keep while the object is mapped; with @fill,
+ * behind the object's own section.  An exit status: 0, EXIT_INVALID when
+ * @path is not a valid sidecar for it, EXIT_USAGE for anything else; or
+ * -EEXIST: the object has a sidecar root loaded by hand, which the module
+ * keeps; or -ENODATA: @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
-			    const struct sframe_code *code, const char *path)
+			    const struct sframe_code *code, const char *path,
+			    bool fill)
 {
 	struct load_totals t = { 0 };
 
 	return load_obj(dev, fd, elf, obj, code, path,
-			SFRAME_SIDECAR_WHILE_MAPPED, false, false, &t);
+			SFRAME_SIDECAR_WHILE_MAPPED |
+			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
 }
 
 /* ---- load --system ---- */
@@ -454,7 +463,7 @@ static int load_system(int dev, int ndirs, char **dirs)
 	for (i = 0; i < cands.nr; i++) {
 		if (tty)
 			progress(i, cands.nr, cands.path[i]);
-		load_one(dev, cands.path[i], NULL, true, false, &t);
+		load_one(dev, cands.path[i], NULL, 0, true, false, &t);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (tty) {
@@ -477,6 +486,7 @@ int sframe_load_command(int argc, char **argv)
 {
 	struct load_totals t = { 0 };
 	bool force = false;
+	u32 flags = 0;
 	int dev, ret;
 
 	if (argc >= 2 && !strcmp(argv[1], "--force")) {
@@ -484,7 +494,12 @@ int sframe_load_command(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc >= 2 && !force && !strcmp(argv[1], "--system")) {
+	if (argc >= 2 && !strcmp(argv[1], "--fill")) {
+		flags = SFRAME_SIDECAR_FILL;
+		argc--;
+		argv++;
+	}
+	if (argc >= 2 && !force && !flags && !strcmp(argv[1], "--system")) {
 		bool dry = argc >= 3 && !strcmp(argv[2], "--dry-run");
 
 		dev = dry ? -1 : sframe_open_device();
@@ -496,7 +511,7 @@ int sframe_load_command(int argc, char **argv)
 			close(dev);
 		return ret;
 	}
-	if (argc == 2 && !force && !strcmp(argv[1], "--vdso")) {
+	if (argc == 2 && !force && !flags && !strcmp(argv[1], "--vdso")) {
 		dev = sframe_open_device();
 		if (dev < 0)
 			return EXIT_USAGE;
@@ -505,7 +520,7 @@ int sframe_load_command(int argc, char **argv)
 		return ret;
 	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: sframectl load [--force] ELF [SIDECAR]\n"
+		fprintf(stderr, "usage: sframectl load [--force] [--fill] ELF [SIDECAR]\n"
 				"       sframectl load --system [--dry-run] [DIR...]\n"
 				"       sframectl load --vdso\n");
 		return EXIT_USAGE;
@@ -513,9 +528,13 @@ int sframe_load_command(int argc, char **argv)
 	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
-	ret = load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, false, force,
-		       &t);
+	ret = load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, flags, false,
+		       force, &t);
 	close(dev);
+	if (ret == -ENODATA) {
+		printf("%s: its own .sframe leaves nothing to fill\n", argv[1]);
+		ret = 0;
+	}
 	return ret;
 }
 

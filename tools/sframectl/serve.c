@@ -68,6 +68,7 @@ struct serve {
 	dev_t *local;			/* devices of local filesystems */
 	size_t nr_local;
 	unsigned int generated, cached, own, not_elf, skipped, failed;
+	unsigned int filled;		/* own SFrame, gaps filled */
 	unsigned int by_hand;		/* loaded by hand: the module keeps it */
 };
 
@@ -161,17 +162,21 @@ static int serve_write_cache(struct serve *s, const char *path,
 	return 0;
 }
 
-/* Generate @name's sidecar from @obj into the cache file @path. */
+/*
+ * Generate @name's sidecar from @obj (with @fill, for the gaps of its own
+ * section) into the cache file @path.
+ */
 static int serve_generate(struct serve *s, const char *name,
-			  const struct sframe_input *obj, const char *path)
+			  const struct sframe_input *obj, bool fill,
+			  const char *path)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	size_t size;
 	u8 *data;
 	int ret;
 
-	if (sframe_gen_file(name, obj->file, obj->file_size, &data, &size,
-			    msg, sizeof(msg))) {
+	if (sframe_gen_file(name, obj->file, obj->file_size, fill, &data,
+			    &size, msg, sizeof(msg))) {
 		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
 			name, msg);
 		return -1;
@@ -188,7 +193,8 @@ static int serve_generate(struct serve *s, const char *name,
 
 /* The cache file for the object @obj. */
 static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
-			     const struct stat *st, char *path, size_t size)
+			     const struct stat *st, bool fill, char *path,
+			     size_t size)
 {
 	const unsigned char *id;
 	size_t len, i, n;
@@ -207,7 +213,7 @@ static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
 			      (unsigned long long)st->st_mtim.tv_sec,
 			      st->st_mtim.tv_nsec);
 	}
-	snprintf(path + n, size - n, ".sframe");
+	snprintf(path + n, size - n, fill ? ".fill.sframe" : ".sframe");
 }
 
 /* Does the module have a sidecar for the file open at @fd now? */
@@ -230,7 +236,7 @@ static void serve_file(struct serve *s, int fd, bool reported)
 	struct sframe_input obj;
 	struct sframe_code code;
 	struct serve_seen *seen;
-	bool first, from_cache;
+	bool first, from_cache, fill;
 	struct stat st;
 	int ret;
 
@@ -264,27 +270,28 @@ static void serve_file(struct serve *s, int fd, bool reported)
 		s->not_elf++;
 		goto out;
 	}
-	if (code.has_sframe) {
-		s->own++;
-		goto out;
-	}
-	serve_cache_path(s, &obj, &st, path, sizeof(path));
+	/* Its own section may leave code out: fill only that. */
+	fill = code.has_sframe;
+	serve_cache_path(s, &obj, &st, fill, path, sizeof(path));
 	from_cache = !access(path, F_OK);
-	if (!from_cache && serve_generate(s, name, &obj, path)) {
+	if (!from_cache && serve_generate(s, name, &obj, fill, path)) {
 		s->failed++;
 		goto out;
 	}
-	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, path);
+	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, path,
+				      fill);
 	if (ret == EXIT_INVALID && from_cache) {
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			path, name);
 		unlink(path);
 		from_cache = false;
-		ret = serve_generate(s, name, &obj, path) ? EXIT_INVALID :
+		ret = serve_generate(s, name, &obj, fill, path) ? EXIT_INVALID :
 		      sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
-					      path);
+					      path, fill);
 	}
-	if (ret == -EEXIST)
+	if (ret == -ENODATA)
+		s->own++;
+	else if (ret == -EEXIST)
 		s->by_hand++;
 	else if (ret)
 		s->failed++;
@@ -292,8 +299,9 @@ static void serve_file(struct serve *s, int fd, bool reported)
 		s->cached++;
 	else
 		s->generated++;
+	s->filled += fill && !ret;
 	/* The module's refusal for want of memory may not last. */
-	seen->no_sidecar = ret == EXIT_INVALID;
+	seen->no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
 out:
 	sframe_input_free(&obj);
 }
@@ -398,9 +406,9 @@ static void serve_scan(struct serve *s)
 
 static void serve_report(const struct serve *s, const char *when)
 {
-	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u not root's, %u failed, %u loaded by hand\n",
-	       when, s->generated, s->cached, s->own, s->skipped, s->failed,
-	       s->by_hand);
+	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u of them with gaps filled, %u not root's, %u failed, %u loaded by hand\n",
+	       when, s->generated, s->cached, s->own + s->filled, s->filled,
+	       s->skipped, s->failed, s->by_hand);
 }
 
 /* Read and act on the module's reports; false when the service must end. */

@@ -75,15 +75,17 @@ u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
 
 int sframe_gen_command(int argc, char **argv);
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
-		    u8 **out, size_t *out_size, char *msg, size_t msg_size);
+		    bool fill, u8 **out, size_t *out_size, char *msg,
+		    size_t msg_size);
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
-		      u8 **data, size_t *size, u64 *vaddr, char *msg,
+		      bool fill, u8 **data, size_t *size, u64 *vaddr, char *msg,
 		      size_t msg_size);
 int sframe_load_command(int argc, char **argv);
 int sframe_open_device(void);
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
-			    const struct sframe_code *code, const char *path);
+			    const struct sframe_code *code, const char *path,
+			    bool fill);
 int sframe_serve_command(int argc, char **argv);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);

@@ -114,7 +114,7 @@ static int vdso_section(const unsigned char *image, size_t image_size,
 		fprintf(stderr, "sframectl: %s: %s\n", VDSO_NAME, msg);
 		return EXIT_INVALID;
 	}
-	ret = sframe_gen_memory(VDSO_NAME, image, image_size, data, size,
+	ret = sframe_gen_memory(VDSO_NAME, image, image_size, false, data, size,
 				vaddr, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "sframectl: %s: cannot generate SFrame: %s\n",

@@ -7,7 +7,8 @@
 # another is renamed over its path right after the open; the build ID
 # handed over is the file's (or, with --force, the one a mismatching
 # sidecar was made for); the module's -ESTALE gets a message that says
-# what it means; --system --dry-run still works.
+# what it means; --system --dry-run still works; --fill hands over what
+# an object's own section leaves out, and nothing when that is nothing.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -134,5 +135,22 @@ fake load --system "$TMP/objs"
 	grep -q "^load $(file_id "$B") flags=1 .* build_id=$ID_B " "$TMP/log" &&
 	grep -q "^load $(file_id "$N") flags=0 " "$TMP/log"
 ok $? "load --system: three loads, each with its file's build ID, and the vDSO's (exit $st)"
+
+# 12. --fill: a static program with SFrame of its own and a libc without:
+# FILL (8) with the build ID, and only what its own section leaves out.
+# A library whose own section covers all of its code: nothing to load.
+printf 'int g(int x) { return x * 3; }\n' >"$TMP/g.c"
+gcc -O1 -static -Wa,--gsframe -o "$TMP/st" "$TMP/a.c" -Wl,--build-id=sha1 &&
+	gcc -O1 -shared -fPIC -nostartfiles -Wa,--gsframe -o "$TMP/g.so" "$TMP/g.c" ||
+	{ echo "Bail out! cannot build the --fill test objects"; exit 1; }
+"$SFRAMECTL" gen --fill --raw -o "$TMP/st.fill" "$TMP/st" || echo "# gen --fill failed"
+fake load --fill "$TMP/st"
+[ $st = 0 ] && grep -q "^load $(file_id "$TMP/st") flags=9 .* build_id=$(build_id "$TMP/st") " "$TMP/log" &&
+	cmp -s "$TMP/data" "$TMP/st.fill"
+ok $? "load --fill: FILL and the build ID, gen --fill's section (exit $st)"
+fake load --fill "$TMP/g.so"
+[ $st = 0 ] && grep -q "g.so: its own .sframe leaves nothing to fill" "$TMP/out" &&
+	! grep -q '^load ' "$TMP/log"
+ok $? "load --fill with nothing to fill: says so, no ioctl (exit $st)"
 
 tap_done

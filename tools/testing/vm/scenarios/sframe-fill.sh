@@ -1,0 +1,91 @@
+#!/bin/sh
+# sframe-fill: a static binary whose own .sframe covers its program but
+# not the libc linked into it (the v3 build's deep-static).  Without a
+# sidecar a stack through libc's qsort stops in libc.  The sidecar
+# service, told by the module that the file has a section of its own,
+# makes a sidecar of only what that section leaves out (gen --fill) and
+# loads it behind the file's own (SFRAME_SIDECAR_FILL): qsort then unwinds
+# to main, and chain, which the file's own section describes, still does.
+# A restart of the service takes the sidecar from its cache.
+# needs: module
+# kernels: all
+# default: debian-6.12 debug
+# timeout: 600
+. /vmtest/lib.sh
+SF=/workloads/project/sframectl
+W=/workloads/v3-binutils-2.47/deep-static
+CACHE=/tmp/sidecar-cache
+case $KERNEL in
+debug)	LIMIT_MS=40000 ;;
+*)	LIMIT_MS=20000 ;;
+esac
+
+# serve NAME: start the service and wait for its scan; output in /tmp/NAME.log.
+serve()
+{
+	$SF serve --cache $CACHE > "/tmp/$1.log" 2>&1 &
+	serve_pid=$!
+	if ! wait_text "/tmp/$1.log" "mapped at start" 60; then
+		cat "/tmp/$1.log"
+		result fail "$1: the service did not finish its scan"
+		exit 1
+	fi
+}
+
+# stop_serve NAME: end the service; its log goes to the host as NAME.log.
+stop_serve()
+{
+	kill -TERM $serve_pid
+	wait $serve_pid || result fail "$1: the service exited $? on SIGTERM"
+	cat "/tmp/$1.log"
+	artefact "$1.log" "/tmp/$1.log"
+}
+
+# filled NAME: map the program and wait for its gaps to be filled.
+filled()
+{
+	$W chain 600 > /dev/null &
+	mapper=$!
+	if ms=$(wait_maps " v[0-9]+ [0-9]+ FDEs \+ fill $W\$" $LIMIT_MS); then
+		metric "$1_mapping_to_fill_ms" "$ms"
+		result ok "$1: the service filled $W's gaps in $ms ms"
+	else
+		result fail "$1: no sidecar filling $W's gaps after $LIMIT_MS ms"
+	fi
+	kill $mapper
+	wait $mapper 2> /dev/null
+}
+
+load_module sframe_unwind
+record_pattern $W qsort own-qsort
+# A file is reported when the module reads it, and it has read this one
+# (it stays idle for idle_seconds): start again with an empty cache.
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+load_module sframe_unwind
+
+serve first
+filled first
+record_pattern $W qsort qsort
+record_pattern $W chain chain
+sframe_state module
+stop_serve first
+grep -q "1 of them with gaps filled" /tmp/first.log ||
+	result fail "first: the service did not count one object filled"
+
+# A restart: the sidecar is still loaded; unload it and let the service
+# find the running program and take the sidecar from its cache.
+$W chain 600 > /dev/null &
+runner=$!
+must $SF unload $W
+serve restart
+if wait_maps " v[0-9]+ [0-9]+ FDEs \+ fill $W\$" $LIMIT_MS > /dev/null; then
+	result ok "restart: the running program's gaps are filled again"
+else
+	result fail "restart: no sidecar filling $W's gaps"
+fi
+kill $runner
+wait $runner 2> /dev/null
+stop_serve restart
+grep -q "0 sidecars generated" /tmp/restart.log ||
+	result fail "restart: the service generated a sidecar again"
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
