@@ -10,7 +10,8 @@
 #   make bench            every benchmark: bench-user, then bench-vm
 #   make bench-user       format-core look-up/validation and sframectl gen
 #   make bench-vm         the module's, in a VM on Debian's 6.12: per-frame
-#                         cost, bytes per sample, memory, exec/dlopen cost
+#                         cost, bytes per sample, memory, exec/dlopen cost,
+#                         the sidecar service's latency and cost
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h
 #   make demo             perf -g with and without the module, in a VM
 #   make deb              build/deb/*.deb: sframe-unwind-dkms and sframectl,
@@ -47,7 +48,7 @@ bench-user:
 bench-vm:
 	tools/testing/vm/vmtest --kernel debian-6.12 \
 		bench-walk bench-sample bench-callgraph bench-mmap \
-		sframe-hostile-section sframe-memory
+		bench-service sframe-hostile-section sframe-memory
 
 checkpatch:
 	tools/testing/checkpatch

@@ -578,14 +578,18 @@ int sframe_unload_command(int argc, char **argv)
 	return ret;
 }
 
+/* sframectl status [--run-dir DIR]: the module's sidecars, the service */
 int sframe_status_command(int argc, char **argv)
 {
+	const char *run_dir = SFRAME_RUN_DIR;
 	char buf[4096];
 	ssize_t n;
 	int dev;
 
-	if (argc != 1 || !argv[0]) {
-		fprintf(stderr, "usage: sframectl status\n");
+	if (argc == 3 && !strcmp(argv[1], "--run-dir")) {
+		run_dir = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: sframectl status [--run-dir DIR]\n");
 		return EXIT_USAGE;
 	}
 	dev = sframe_open_device();
@@ -599,5 +603,5 @@ int sframe_status_command(int argc, char **argv)
 			strerror(errno));
 		return EXIT_USAGE;
 	}
-	return 0;
+	return sframe_serve_show(stdout, run_dir) ? EXIT_INVALID : 0;
 }

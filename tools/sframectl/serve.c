@@ -17,6 +17,9 @@
  * else (--all-owners: any), and it never opens a file on a filesystem a
  * user could make hang (FUSE, network): the kernel does not report those
  * and the scan at start skips them.
+ *
+ * What it has done is published for sframectl status in its runtime
+ * directory (serve_status.c), rewritten after each object and batch.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -58,18 +61,19 @@ static const char * const serve_local_fs[] = {
 
 struct serve {
 	const char *dir;
+	const char *run_dir;		/* where status finds our state */
 	bool all_owners;
 	int dev;			/* /dev/sframe_unwind */
 	int watch;			/* its SFRAME_IOC_WATCH descriptor */
 	int sig;			/* signalfd: SIGTERM, SIGINT */
+	int lock;			/* held while we run (serve_status.c) */
+	bool publish_failed;		/* said once */
 	struct serve_seen *seen;
 	size_t nr_seen, cap_seen;
 	unsigned int scan;		/* scans of every process so far */
 	dev_t *local;			/* devices of local filesystems */
 	size_t nr_local;
-	unsigned int generated, cached, own, not_elf, skipped, failed;
-	unsigned int filled;		/* own SFrame, gaps filled */
-	unsigned int by_hand;		/* loaded by hand: the module keeps it */
+	struct sframe_serve_state st;
 };
 
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
@@ -131,21 +135,24 @@ static void serve_fd_name(int fd, char *name, size_t size)
 		name[n] = '\0';
 }
 
-/* Write @size bytes at @data to @path atomically (a new name, renamed). */
-static int serve_write_cache(struct serve *s, const char *path,
-			     const u8 *data, size_t size)
+/*
+ * Write @size bytes at @data to @path in the directory @dir atomically (a
+ * new name, renamed): a reader sees the old file or the whole new one.
+ */
+static int serve_write_file(const char *dir, const char *path,
+			    const void *data, size_t size)
 {
 	char tmp[PATH_MAX];
 	size_t done = 0;
 	ssize_t n;
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", s->dir);
+	snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", dir);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
 	while (done < size) {
-		n = write(fd, data + done, size - done);
+		n = write(fd, (const u8 *)data + done, size - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -164,7 +171,8 @@ static int serve_write_cache(struct serve *s, const char *path,
 
 /*
  * Generate @name's sidecar from @obj (with @fill, for the gaps of its own
- * section) into the cache file @path.
+ * section) into the cache file @path; a failure is counted with its
+ * reason.
  */
 static int serve_generate(struct serve *s, const char *name,
 			  const struct sframe_input *obj, bool fill,
@@ -179,13 +187,15 @@ static int serve_generate(struct serve *s, const char *name,
 			    &size, msg, sizeof(msg))) {
 		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
 			name, msg);
+		s->st.failed[SFRAME_SERVE_NO_SFRAME]++;
 		return -1;
 	}
-	ret = serve_write_cache(s, path, data, size);
+	ret = serve_write_file(s->dir, path, data, size);
 	free(data);
 	if (ret) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", path,
 			strerror(-ret));
+		s->st.failed[SFRAME_SERVE_CACHE]++;
 		return -1;
 	}
 	return 0;
@@ -222,6 +232,33 @@ static bool serve_has_sidecar(const struct serve *s, int fd)
 	return ioctl(s->dev, SFRAME_IOC_HAS_SIDECAR, &fd) > 0;
 }
 
+/* Tell sframectl status what we are doing and have done. */
+static void serve_publish(struct serve *s, const char *doing)
+{
+	char path[PATH_MAX], text[1024];
+	size_t size;
+	int ret;
+
+	s->st.doing = doing;
+	size = sframe_serve_format(&s->st, text, sizeof(text));
+	snprintf(path, sizeof(path), "%s/status", s->run_dir);
+	ret = serve_write_file(s->run_dir, path, text, size);
+	if (ret && !s->publish_failed) {
+		fprintf(stderr, "sframectl: serve: %s: %s; status will not show us\n",
+			path, strerror(-ret));
+		s->publish_failed = true;
+	}
+}
+
+/* We end: nothing of ours for status to read. */
+static void serve_unpublish(struct serve *s)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/status", s->run_dir);
+	unlink(path);
+}
+
 /*
  * Supply the object open at @fd, unless it is not ours to do or is known
  * to need nothing from us.  One the module @reported has no sidecar now
@@ -244,7 +281,7 @@ static void serve_file(struct serve *s, int fd, bool reported)
 		return;
 	/* Before remembering it: a user's flood must not grow our memory. */
 	if (!s->all_owners && (st.st_uid != 0 || (st.st_mode & 0022))) {
-		s->skipped++;
+		s->st.not_roots++;
 		return;
 	}
 	seen = serve_remember(s, &st, &first);
@@ -262,22 +299,20 @@ static void serve_file(struct serve *s, int fd, bool reported)
 	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
 	    SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", name, msg);
-		s->failed++;
-		return;
+		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
+		goto published;
 	}
 	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
 			    sizeof(msg))) {
-		s->not_elf++;
+		s->st.not_elf++;
 		goto out;
 	}
 	/* Its own section may leave code out: fill only that. */
 	fill = code.has_sframe;
 	serve_cache_path(s, &obj, &st, fill, path, sizeof(path));
 	from_cache = !access(path, F_OK);
-	if (!from_cache && serve_generate(s, name, &obj, fill, path)) {
-		s->failed++;
+	if (!from_cache && serve_generate(s, name, &obj, fill, path))
 		goto out;
-	}
 	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, path,
 				      fill);
 	if (ret == EXIT_INVALID && from_cache) {
@@ -285,25 +320,27 @@ static void serve_file(struct serve *s, int fd, bool reported)
 			path, name);
 		unlink(path);
 		from_cache = false;
-		ret = serve_generate(s, name, &obj, fill, path) ? EXIT_INVALID :
+		ret = serve_generate(s, name, &obj, fill, path) ? -1 :
 		      sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
 					      path, fill);
 	}
 	if (ret == -ENODATA)
-		s->own++;
+		s->st.own++;
 	else if (ret == -EEXIST)
-		s->by_hand++;
-	else if (ret)
-		s->failed++;
-	else if (from_cache)
-		s->cached++;
-	else
-		s->generated++;
-	s->filled += fill && !ret;
+		s->st.by_hand++;
+	else if (ret > 0)		/* -1: serve_generate() counted it */
+		s->st.failed[SFRAME_SERVE_NOT_LOADED]++;
+	else if (!ret && from_cache)
+		s->st.cached++;
+	else if (!ret)
+		s->st.generated++;
+	s->st.filled += fill && !ret;
 	/* The module's refusal for want of memory may not last. */
-	seen->no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
+	seen->no_sidecar = ret == EXIT_INVALID || ret == -ENODATA || ret == -1;
 out:
 	sframe_input_free(&obj);
+published:
+	serve_publish(s, s->st.doing);
 }
 
 /* Learn the devices of local filesystems from /proc/self/mountinfo. */
@@ -407,8 +444,9 @@ static void serve_scan(struct serve *s)
 static void serve_report(const struct serve *s, const char *when)
 {
 	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u of them with gaps filled, %u not root's, %u failed, %u loaded by hand\n",
-	       when, s->generated, s->cached, s->own + s->filled, s->filled,
-	       s->skipped, s->failed, s->by_hand);
+	       when, s->st.generated, s->st.cached, s->st.own + s->st.filled,
+	       s->st.filled, s->st.not_roots, sframe_serve_failed(&s->st),
+	       s->st.by_hand);
 }
 
 /* Read and act on the module's reports; false when the service must end. */
@@ -423,22 +461,28 @@ static bool serve_events(struct serve *s)
 		return errno == EAGAIN || errno == EINTR;
 	if (n == 0)
 		return false;		/* never from the module */
+	s->st.in_hand = n / sizeof(*ev);
+	serve_publish(s, "serving");
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
+		s->st.in_hand--;
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
 			serve_file(s, ev[i].fd, true);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
 			fprintf(stderr, "sframectl: serve: %llu reports lost; scanning every process\n",
 				(unsigned long long)ev[i].lost);
+			serve_publish(s, "scanning");
 			serve_scan(s);
+			s->st.doing = "serving";
 		}
 	}
+	serve_publish(s, "idle");
 	fflush(stdout);
 	return true;
 }
 
-/* The cache directory: ours, and writable by no one else. */
-static int serve_cache_dir(const char *dir)
+/* The cache or runtime directory: ours, and writable by no one else. */
+static int serve_own_dir(const char *dir)
 {
 	struct stat st;
 
@@ -455,11 +499,12 @@ static int serve_cache_dir(const char *dir)
 	return 0;
 }
 
-/* sframectl serve [--cache DIR] [--all-owners] [--once] */
+/* sframectl serve [--cache DIR] [--run-dir DIR] [--all-owners] [--once] */
 int sframe_serve_command(int argc, char **argv)
 {
 	struct serve s = {
-		.dir = SERVE_CACHE_DIR, .dev = -1, .watch = -1, .sig = -1,
+		.dir = SERVE_CACHE_DIR, .run_dir = SFRAME_RUN_DIR, .dev = -1,
+		.watch = -1, .sig = -1, .lock = -1,
 	};
 	struct pollfd pfd[2];
 	bool once = false;
@@ -469,17 +514,19 @@ int sframe_serve_command(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
 			s.dir = argv[++i];
+		} else if (!strcmp(argv[i], "--run-dir") && i + 1 < argc) {
+			s.run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--all-owners")) {
 			s.all_owners = true;
 		} else if (!strcmp(argv[i], "--once")) {
 			once = true;
 		} else {
-			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--all-owners] [--once]\n");
+			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--run-dir DIR] [--all-owners] [--once]\n");
 			return EXIT_USAGE;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (serve_cache_dir(s.dir))
+	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
 		return EXIT_USAGE;
 	s.dev = sframe_open_device();
 	if (s.dev < 0)
@@ -492,6 +539,11 @@ int sframe_serve_command(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	s.lock = sframe_serve_lock(s.run_dir);
+	if (s.lock < 0)
+		goto out;
+	s.st.started = sframe_serve_clock();
+	serve_publish(&s, "scanning");
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
@@ -502,6 +554,7 @@ int sframe_serve_command(int argc, char **argv)
 		goto out;
 	}
 	serve_scan(&s);
+	serve_publish(&s, "idle");
 	serve_report(&s, "mapped at start");
 	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
@@ -517,6 +570,10 @@ int sframe_serve_command(int argc, char **argv)
 	serve_report(&s, "at exit");
 	ret = 0;
 out:
+	if (s.lock >= 0) {
+		serve_unpublish(&s);
+		close(s.lock);
+	}
 	if (s.sig >= 0)
 		close(s.sig);
 	if (s.watch >= 0)

@@ -87,6 +87,36 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_code *code, const char *path,
 			    bool fill);
 int sframe_serve_command(int argc, char **argv);
+
+/* Why the service could not supply an object's sidecar. */
+enum sframe_serve_fail {
+	SFRAME_SERVE_UNREADABLE,	/* the object could not be read */
+	SFRAME_SERVE_NO_SFRAME,		/* its .eh_frame cannot be translated */
+	SFRAME_SERVE_CACHE,		/* its cache file cannot be written */
+	SFRAME_SERVE_NOT_LOADED,	/* sframectl or the module refused it */
+	SFRAME_SERVE_NR_FAILS,
+};
+
+/* What the service has done since it started, as it publishes it. */
+struct sframe_serve_state {
+	long started;			/* sframe_serve_clock() at start */
+	const char *doing;		/* "scanning", "serving" or "idle" */
+	unsigned int generated, cached;	/* sidecars supplied */
+	unsigned int filled;		/* of them, behind SFrame of its own */
+	unsigned int own, not_roots, not_elf;	/* objects not served */
+	unsigned int by_hand;		/* root's sidecar kept: not served */
+	unsigned int in_hand;		/* reports read, not yet served */
+	unsigned int failed[SFRAME_SERVE_NR_FAILS];
+};
+
+#define SFRAME_RUN_DIR	"/run/sframe-unwind"
+
+long sframe_serve_clock(void);
+unsigned int sframe_serve_failed(const struct sframe_serve_state *st);
+int sframe_serve_lock(const char *dir);
+size_t sframe_serve_format(const struct sframe_serve_state *st, char *buf,
+			   size_t size);
+int sframe_serve_show(FILE *out, const char *dir);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
 int sframe_vdso_load(int dev);

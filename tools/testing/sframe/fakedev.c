@@ -14,6 +14,8 @@
  *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
  *
  * Opening the device opens /dev/null instead; other files are untouched.
+ * SFRAME_IOC_WATCH gives a pipe that never has a report, so that
+ * sframectl serve runs its scan and then waits until it is stopped.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -180,6 +182,17 @@ static void save_data(const struct sframe_sidecar_load *arg)
 	fclose(f);
 }
 
+/* A watch descriptor on which no report ever comes. */
+static int watch_reports(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	log_line("watch\n");
+	return p[0];			/* p[1] stays open: no end of file */
+}
+
 static int answer(void)
 {
 	const char *e = getenv("FAKEDEV_ERRNO");
@@ -223,6 +236,8 @@ int ioctl(int fd, unsigned long request, ...)
 		log_line("unload %s flags=%u\n", id, unload->flags);
 		return answer();
 	}
+	if (request == SFRAME_IOC_WATCH)
+		return watch_reports();
 	errno = ENOTTY;
 	return -1;
 }

@@ -9,6 +9,9 @@
 # sidecar was made for); the module's -ESTALE gets a message that says
 # what it means; --system --dry-run still works; --fill hands over what
 # an object's own section leaves out, and nothing when that is nothing.
+# status tells whether a service runs, and what serve published: as many
+# sidecars covered as it handed the device, as many generated as its
+# cache holds; a runtime directory others can write is not believed.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -136,7 +139,53 @@ fake load --system "$TMP/objs"
 	grep -q "^load $(file_id "$N") flags=0 " "$TMP/log"
 ok $? "load --system: three loads, each with its file's build ID, and the vDSO's (exit $st)"
 
-# 12. --fill: a static program with SFrame of its own and a libc without:
+# 12. status without a service: said, and the module's memory unknown
+# here (no debugfs statistics without the module).
+fake status --run-dir "$TMP/run"
+[ $st = 0 ] && grep -qx "service: not running" "$TMP/out" &&
+	grep -q "^kernel memory: unknown (/sys/kernel/debug/sframe_unwind/stats: " "$TMP/out"
+ok $? "status, no service: 'not running' (exit $st)"
+
+# 13. A service (the stand-in's watch never reports): once its scan is
+# done, status shows it, its PID, and counts that match what it did.
+rm -f "$TMP/log"
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log "$SFRAMECTL" serve \
+	--cache "$TMP/cache" --run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
+serve=$!
+for _ in $(seq 600); do
+	grep -q "mapped at start" "$TMP/serve.out" && break
+	kill -0 $serve 2>/dev/null || break
+	sleep 0.1
+done
+loads=$(grep -c '^load ' "$TMP/log")
+made=$(find "$TMP/cache" -name '*.sframe' | wc -l)
+failed=$(sed -n 's/.*, \([0-9]*\) failed, [0-9]* loaded by hand$/\1/p' "$TMP/serve.out")
+fake status --run-dir "$TMP/run"
+[ $st = 0 ] && grep -Eqx "service: running, pid $serve, up [0-9]+ s, idle" "$TMP/out" &&
+	grep -qx "service: objects covered: $loads (generated $made, from the cache $((loads - made)))" "$TMP/out" &&
+	grep -qx "service: pending: ? (read 0, queued in the module ?)" "$TMP/out" &&
+	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0\)" "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
+ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
+
+# 14. A runtime directory others can write: what is in it is not believed.
+chmod 0777 "$TMP/run"
+fake status --run-dir "$TMP/run"
+[ $st = 1 ] && grep -qx "service: unknown: $TMP/run: not root's, or writable by others" "$TMP/out"
+ok $? "status, runtime directory writable by others: not believed (exit $st)"
+chmod 0755 "$TMP/run"
+
+# 15. The service ends: status says so at once, and its state is gone.
+kill -TERM $serve
+wait $serve
+serve_st=$?
+fake status --run-dir "$TMP/run"
+[ $serve_st = 0 ] && [ $st = 0 ] && grep -qx "service: not running" "$TMP/out" &&
+	[ ! -e "$TMP/run/status" ]
+ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $st)"
+
+# 16. --fill: a static program with SFrame of its own and a libc without:
 # FILL (8) with the build ID, and only what its own section leaves out.
 # A library whose own section covers all of its code: nothing to load.
 printf 'int g(int x) { return x * 3; }\n' >"$TMP/g.c"

@@ -9,6 +9,10 @@
 # overflows the bounded report queue: reports are dropped and counted, the
 # service rescans, and a root program mapped afterwards is still served.
 # The watcher's descriptor holds the module until the service ends.
+# sframectl status shows the service's view throughout: not running, then
+# as many sidecars covered as the module counts loaded, the failure of a
+# program without .eh_frame under its reason, the reports the module
+# queues while the service is stopped, the module's kernel bytes.
 # Reloaded with idle_seconds=1: the service's sidecars go (kernel bytes
 # with them) once their files are unmapped, and the next mapping gets them
 # back from the cache with complete stacks; a sidecar loaded by hand
@@ -22,6 +26,7 @@ SF=/workloads/project/sframectl
 W=/workloads/nosframe/deep
 SO=/workloads/nosframe/libdeepso.so
 OTHER=/workloads/project/otherid/deep
+NOEH=/workloads/project/noeh
 CACHE=/tmp/sidecar-cache
 # A file first mapped must have its sidecar within this, generation
 # included (TCG; the debug kernel is several times slower).
@@ -55,6 +60,27 @@ stop_serve()
 	artefact "$1.log" "/tmp/$1.log"
 }
 
+# service LABEL: what sframectl status says after "service: LABEL: ".
+service()
+{
+	$SF status | sed -n "s/^service: $1: //p"
+}
+
+# status_says WHAT LINE: status prints LINE (a whole line; with -E, a
+# regular expression matching one), or fail.
+status_says()
+{
+	how=-F
+	[ "$1" = -E ] && how=-E && shift
+	$SF status > /tmp/status.out
+	if grep -qx $how -- "$2" /tmp/status.out; then
+		result ok "status, $1: $2"
+	else
+		cat /tmp/status.out
+		result fail "status, $1: no line '$2'"
+	fi
+}
+
 # generated NAME: how many sidecars the service's last report generated.
 generated()
 {
@@ -77,6 +103,9 @@ sidecar_bytes()
 }
 
 load_module sframe_unwind
+mkdir -p /run			# the service's runtime directory goes there
+status_says "before the service" "service: not running"
+loaded0=$(stat_value sidecars_loaded)
 serve first
 refused 2 "another sframectl serve is running" $SF serve --cache $CACHE --once
 
@@ -102,13 +131,47 @@ wait $first
 # served in the order they came: a marker mapped after perf has its
 # sidecar in use once perf's are done.
 perf version > /dev/null
+$NOEH &
+noeh=$!
 cp $W /tmp/marker
 /tmp/marker chain 120 > /dev/null &
 marker=$!
 wait_sidecar /tmp/marker 120000 > /dev/null ||
 	result fail "perf's objects were not served within 120 s"
-kill $marker
-wait $marker
+# The module loads files in parallel: noeh's report may come after the
+# marker's.
+wait_text /tmp/first.log "$NOEH: cannot generate SFrame" 60 ||
+	result fail "the service did not log $NOEH's failure"
+kill $marker $noeh
+wait $marker $noeh
+
+# All served and nothing mapped since: the service's numbers are settled.
+loaded=$(($(stat_value sidecars_loaded) - loaded0))
+cannot=$(grep -c "cannot generate SFrame" /tmp/first.log)
+status_says -E "first service" "service: running, pid $serve_pid, up [0-9]+ s, idle"
+covered=$(service "objects covered" | sed 's/ .*//')
+if [ "$covered" = "$loaded" ] && [ "$loaded" -ge 4 ]; then
+	result ok "status: $covered objects covered, as many sidecars as the module loaded"
+else
+	result fail "status: $covered objects covered, the module loaded $loaded sidecars"
+fi
+metric status_objects_covered "$covered"
+case $cannot:$(service failed) in
+0:*)	result fail "no 'cannot generate SFrame' in the service's log" ;;
+*:*"cannot generate SFrame $cannot,"*)
+	result ok "status: $cannot failed, cannot generate SFrame, as logged" ;;
+*)	result fail "status: failed: $(service failed); the log has $cannot 'cannot generate SFrame'" ;;
+esac
+status_says "settled" "service: pending: 0 (read 0, queued in the module 0)"
+# Idle files are reclaimed meanwhile: the statistic before or after.
+before=$(stat_value kernel_bytes)
+memory=$($SF status | sed -n 's/^kernel memory: \([0-9]*\) bytes$/\1/p')
+after=$(stat_value kernel_bytes)
+if [ "$memory" = "$before" ] || [ "$memory" = "$after" ]; then
+	result ok "status: kernel memory $memory bytes, the module's kernel_bytes"
+else
+	result fail "status: kernel memory '$memory', kernel_bytes $before then $after"
+fi
 record_patterns $W
 
 # Not root's: nothing, whatever the module reports.
@@ -125,6 +188,7 @@ wait $users
 stop_serve first
 [ "$(generated first)" -ge 4 ] ||
 	result fail "the first service generated $(generated first) sidecars, want >= 4"
+status_says "after SIGTERM" "service: not running"
 
 # A restart: what runs is found by the scan, from the cache.  A sidecar
 # of the service whose file no one mapped for idle_seconds is gone
@@ -138,6 +202,7 @@ steady=$!
 wait_text /proc/$steady/maps libdeepso.so 10 ||
 	result fail "the steady program did not map libdeepso.so"
 start=$(uptime_ms)
+loaded0=$(stat_value sidecars_loaded)
 serve restart
 if wait_sidecar libdeepso.so $LIMIT_MS > /dev/null; then
 	metric scan_to_sidecar_ms $(($(uptime_ms) - start))
@@ -150,6 +215,8 @@ if [ "$(generated restart)" = 0 ]; then
 else
 	result fail "restart: $(generated restart) sidecars generated, want 0"
 fi
+loaded=$(($(stat_value sidecars_loaded) - loaded0))
+status_says "restart" "service: objects covered: $loaded (generated 0, from the cache $loaded)"
 record_pattern $W chain restart
 
 # The flood: uid 1001 maps 300 new files while the service is stopped.
@@ -164,8 +231,17 @@ chown 1001 /tmp/flood
 		i=\$((i + 1))
 	done"
 sleep 1
+status_pending=$(service pending)
 pending=$(stat_value events_pending)
 dropped=$(($(stat_value events_dropped) - dropped0))
+# It may have been stopped with reports in hand (perf's, from the cache).
+read_=$(echo "$status_pending" | sed -n 's/.*(read \([0-9]*\), .*/\1/p')
+if [ -n "$read_" ] && [ "$pending" -gt 0 ] && [ "$status_pending" = \
+     "$((read_ + pending)) (read $read_, queued in the module $pending)" ]; then
+	result ok "status, service stopped: pending $status_pending"
+else
+	result fail "status, service stopped: pending '$status_pending', the module queues $pending"
+fi
 metric flood_events_pending "$pending"
 metric flood_events_dropped "$dropped"
 if [ "$pending" -le 256 ] && [ "$dropped" -gt 0 ]; then
@@ -200,6 +276,7 @@ fi
 kill $steady 2> /dev/null
 wait $steady
 stop_serve restart
+status_says "at the end" "service: not running"
 sframe_state module
 rm -rf /tmp/flood
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
