@@ -258,6 +258,38 @@ sidecar_cycle()
 		/workloads/project/sframectl unload /workloads/nosframe/deep > /dev/null
 }
 
+# serve NAME [SECONDS]: start `sframectl serve --cache $CACHE` ($serve_pid),
+# its output in /tmp/NAME.log, and wait up to SECONDS (60) for its scan;
+# returns 1, the scenario failed, the log shown and the service ended,
+# when it does not end.
+serve()
+{
+	mkdir -p /run			# for its runtime directory
+	/workloads/project/sframectl serve --cache "$CACHE" \
+		> "/tmp/$1.log" 2>&1 &
+	serve_pid=$!
+	wait_text "/tmp/$1.log" "mapped at start" "${2:-60}" && return 0
+	kill -TERM "$serve_pid" 2> /dev/null
+	wait "$serve_pid"
+	cat "/tmp/$1.log"
+	result fail "$1: the service did not finish its scan"
+	return 1
+}
+
+# stop_serve NAME: end the service with SIGTERM, which it must exit 0 on;
+# its log goes to the host as NAME.log.
+stop_serve()
+{
+	kill -TERM "$serve_pid"
+	if wait "$serve_pid"; then
+		result ok "$1: the service ended on SIGTERM"
+	else
+		result fail "$1: the service exited $? on SIGTERM"
+	fi
+	cat "/tmp/$1.log"
+	artefact "$1.log" "/tmp/$1.log"
+}
+
 # must CMD...: run CMD, which must succeed; show what it said.
 must()
 {

@@ -61,7 +61,7 @@ make_files()
 give_up()
 {
 	result fail "$1"
-	cat "/tmp/$log.log"
+	cat /tmp/cold.log /tmp/cached.log 2> /dev/null
 	$SF status
 	grep -E "^(events|sidecars)_" /sys/kernel/debug/sframe_unwind/stats
 	# shellcheck disable=SC2086	# a list of PIDs
@@ -69,23 +69,6 @@ give_up()
 	wait
 	rmmod sframe_unwind
 	exit 1
-}
-
-# serve NAME: start the service, its output in /tmp/NAME.log.
-serve()
-{
-	log=$1
-	$SF serve --cache $CACHE > "/tmp/$1.log" 2>&1 &
-	serve_pid=$!
-	wait_text "/tmp/$1.log" "mapped at start" 120 ||
-		give_up "$1: the service did not finish its scan"
-}
-
-stop_serve()
-{
-	kill -TERM $serve_pid
-	wait $serve_pid || result fail "the service exited $? on SIGTERM"
-	cat "/tmp/$1.log"
 }
 
 # hold FILE: map FILE executable in a process that keeps it.
@@ -166,7 +149,7 @@ rm -rf $CACHE
 make_files cold 1 $N
 make_files burst 2 $BURST
 
-serve cold
+serve cold 120 || give_up "cold: the service did not finish its scan"
 # execmap is new to the service too: out of the way first.
 hold $P/sframe/true
 in_use execmap "$(uptime_ms)" > /dev/null
@@ -178,7 +161,7 @@ echo "cold: covered $(covered)"
 stop_serve cold
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
 load_module sframe_unwind
-serve cached
+serve cached 120 || give_up "cached: the service did not finish its scan"
 round cold cached
 case $(covered) in
 *"(generated 0, from the cache"*)

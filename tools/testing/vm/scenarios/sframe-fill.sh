@@ -14,32 +14,11 @@
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
 W=/workloads/v3-binutils-2.47/deep-static
-CACHE=/tmp/sidecar-cache
+CACHE=/tmp/fill-cache
 case $KERNEL in
 debug)	LIMIT_MS=40000 ;;
 *)	LIMIT_MS=20000 ;;
 esac
-
-# serve NAME: start the service and wait for its scan; output in /tmp/NAME.log.
-serve()
-{
-	$SF serve --cache $CACHE > "/tmp/$1.log" 2>&1 &
-	serve_pid=$!
-	if ! wait_text "/tmp/$1.log" "mapped at start" 60; then
-		cat "/tmp/$1.log"
-		result fail "$1: the service did not finish its scan"
-		exit 1
-	fi
-}
-
-# stop_serve NAME: end the service; its log goes to the host as NAME.log.
-stop_serve()
-{
-	kill -TERM $serve_pid
-	wait $serve_pid || result fail "$1: the service exited $? on SIGTERM"
-	cat "/tmp/$1.log"
-	artefact "$1.log" "/tmp/$1.log"
-}
 
 # filled NAME: map the program and wait for its gaps to be filled.
 filled()
@@ -63,7 +42,7 @@ record_pattern $W qsort own-qsort
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
 load_module sframe_unwind
 
-serve first
+serve first || { unload_module sframe_unwind; exit 1; }
 filled first
 record_pattern $W qsort qsort
 record_pattern $W chain chain
@@ -77,7 +56,7 @@ grep -q "1 of them with gaps filled" /tmp/first.log ||
 $W chain 600 > /dev/null &
 runner=$!
 must $SF unload $W
-serve restart
+serve restart || { unload_module sframe_unwind; exit 1; }
 if wait_maps " v[0-9]+ [0-9]+ FDEs \+ fill $W\$" $LIMIT_MS > /dev/null; then
 	result ok "restart: the running program's gaps are filled again"
 else
@@ -89,3 +68,4 @@ stop_serve restart
 grep -q "0 sidecars generated" /tmp/restart.log ||
 	result fail "restart: the service generated a sidecar again"
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+rm -rf $CACHE

@@ -35,31 +35,6 @@ debug)	LIMIT_MS=20000 ;;
 *)	LIMIT_MS=10000 ;;
 esac
 
-# serve NAME: start the service, its output in /tmp/NAME.log.
-serve()
-{
-	$SF serve --cache $CACHE > "/tmp/$1.log" 2>&1 &
-	serve_pid=$!
-	if ! wait_text "/tmp/$1.log" "mapped at start" 60; then
-		cat "/tmp/$1.log"
-		result fail "$1: the service did not finish its scan"
-		exit 1
-	fi
-}
-
-# stop_serve NAME: end the service with SIGTERM; it must exit 0.
-stop_serve()
-{
-	kill -TERM $serve_pid
-	if wait $serve_pid; then
-		result ok "$1: the service ended on SIGTERM"
-	else
-		result fail "$1: the service exited $? on SIGTERM"
-	fi
-	cat "/tmp/$1.log"
-	artefact "$1.log" "/tmp/$1.log"
-}
-
 # service LABEL: what sframectl status says after "service: LABEL: ".
 service()
 {
@@ -106,7 +81,7 @@ load_module sframe_unwind
 mkdir -p /run			# the service's runtime directory goes there
 status_says "before the service" "service: not running"
 loaded0=$(stat_value sidecars_loaded)
-serve first
+serve first || { unload_module sframe_unwind; exit 1; }
 refused 2 "another sframectl serve is running" $SF serve --cache $CACHE --once
 
 # First mappings after the service started: reported by the module.
@@ -203,7 +178,7 @@ wait_text /proc/$steady/maps libdeepso.so 10 ||
 	result fail "the steady program did not map libdeepso.so"
 start=$(uptime_ms)
 loaded0=$(stat_value sidecars_loaded)
-serve restart
+serve restart || { unload_module sframe_unwind; exit 1; }
 if wait_sidecar libdeepso.so $LIMIT_MS > /dev/null; then
 	metric scan_to_sidecar_ms $(($(uptime_ms) - start))
 	result ok "restart: a running program's library served by the scan"
@@ -289,7 +264,7 @@ $OTHER chain 60 > /dev/null &
 other=$!
 wait_sidecar $OTHER $LIMIT_MS > /dev/null ||
 	result fail "released: no sidecar for $OTHER after load"
-serve released
+serve released || { unload_module sframe_unwind; exit 1; }
 cached=$(from_cache released)
 kill $other
 wait $other

@@ -20,6 +20,7 @@ def check(run):
                 run.passed(f"status lists {name}")
             else:
                 run.fail(f"status does not list {name}")
-        run.metric("sidecar_status_total", text.strip().splitlines()[-1])
+        totals = [line for line in text.splitlines() if line.startswith("total:")]
+        run.metric("sidecar_status_total", totals[-1] if totals else "none")
     check_chain_recordings(run, {"after-bad": (">=", 0.99), "unloaded": ("<", 0.5)},
                            lambda _, text: realised_expect(text, binary))
