@@ -100,6 +100,7 @@ struct sframe_load_result {
 
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		      struct sframe_load_result *res);
+struct file *sframe_load_report_file(struct file *file);
 void sframe_object_free(struct sframe_object *obj);
 
 /* One file, keyed by its real inode; files.c. */
@@ -117,6 +118,13 @@ struct sframe_file {
 	const char *status;		/* of the last read */
 	unsigned long retry_at;		/* jiffies; a transient failure */
 	bool loading;			/* a load is queued or running */
+	/*
+	 * The last read found something to report (report_flags), and to
+	 * which watcher it was reported (sframe_events_current()).
+	 */
+	bool reportable;
+	u32 report_flags;
+	unsigned int reported_gen;
 	char *path;
 	struct sframe_charge charge;	/* this struct and the path */
 	struct list_head idle;		/* on the idle list: no user left */
@@ -130,6 +138,7 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm);
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
+void sframe_file_mapped(struct sframe_file *sf, struct file *file);
 bool sframe_files_shrink(kuid_t uid);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_sec **fill,

@@ -42,20 +42,26 @@ static LIST_HEAD(sframe_events);	/* oldest first */
 static unsigned int sframe_events_nr;
 static u64 sframe_events_lost;		/* since the reader last heard */
 static bool sframe_events_watched;
+/* Watchers so far: which one a file entry was reported to (files.c). */
+static unsigned int sframe_events_gen;
 static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
 
 /*
  * @file, opened by the module to read it, is an executable ELF object
  * with no SFrame (or, by @flags, with its own): queue it for the watcher,
- * if there is one.  Process context; takes its own reference.
+ * if there is one.  Process context; takes its own reference.  The
+ * watcher's generation (sframe_events_current()) it went to, or 0 if
+ * none watches; a report dropped for a full queue still went to it, as
+ * the overflow record it gets instead tells it to look for itself.
  */
-void sframe_events_need_sidecar(struct file *file, u32 flags)
+unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
 {
 	struct sframe_event_item *e;
+	unsigned int gen = 0;
 	bool queued = false;
 
 	if (!READ_ONCE(sframe_events_watched))
-		return;
+		return 0;
 	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	spin_lock(&sframe_events_lock);
 	if (e && sframe_events_watched &&
@@ -68,6 +74,8 @@ void sframe_events_need_sidecar(struct file *file, u32 flags)
 	} else if (sframe_events_watched) {
 		sframe_events_lost++;
 	}
+	if (sframe_events_watched)
+		gen = sframe_events_gen;
 	spin_unlock(&sframe_events_lock);
 	if (queued) {
 		sframe_count(events_queued);
@@ -76,6 +84,7 @@ void sframe_events_need_sidecar(struct file *file, u32 flags)
 		kfree(e);
 		sframe_count(events_dropped);
 	}
+	return gen;
 }
 
 static bool sframe_events_ready(void)
@@ -217,12 +226,21 @@ int sframe_events_watch(void)
 		return -EBUSY;
 	}
 	sframe_events_watched = true;
+	if (!++sframe_events_gen)	/* 0 means none */
+		sframe_events_gen = 1;
 	spin_unlock(&sframe_events_lock);
 	fd = anon_inode_getfd("[sframe_events]", &sframe_events_fops, NULL,
 			      O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		WRITE_ONCE(sframe_events_watched, false);
 	return fd;
+}
+
+/* The watcher's generation, 0 while none watches. */
+unsigned int sframe_events_current(void)
+{
+	return READ_ONCE(sframe_events_watched) ? READ_ONCE(sframe_events_gen) :
+						  0;
 }
 
 long sframe_events_queued(void)

@@ -219,6 +219,7 @@ static void sframe_file_load_work(struct work_struct *work)
 					      load_work);
 	struct sframe_load_result res;
 	struct mem_cgroup *memcg;
+	unsigned int gen;
 
 	memcg = sframe_set_active_memcg(sf->load_memcg);
 	sframe_load_file(sf->load_file, sf->path, sf->charge.uid, &res);
@@ -236,14 +237,50 @@ static void sframe_file_load_work(struct work_struct *work)
 		sf->retry_at = jiffies + SFRAME_RETRY_SECONDS * HZ;
 	sf->load_file = NULL;
 	sf->loading = false;
+	sf->reportable = res.needs_sidecar != NULL;
+	sf->report_flags = res.report_flags;
 	spin_unlock(&sframe_files_lock);
 	if (res.needs_sidecar) {
+		gen = 0;
 		if (!rcu_access_pointer(sf->sidecar))
-			sframe_events_need_sidecar(res.needs_sidecar,
-						   res.report_flags);
+			gen = sframe_events_need_sidecar(res.needs_sidecar,
+							 res.report_flags);
 		fput(res.needs_sidecar);
+		spin_lock(&sframe_files_lock);
+		sf->reported_gen = gen;
+		spin_unlock(&sframe_files_lock);
 	}
 	sframe_file_put(sf);
+}
+
+/*
+ * @sf was mapped again through @file.  If its read found something to
+ * report and the watcher now watching never heard of it (it was read
+ * before that watcher came, and has stayed in the cache: mapped, or
+ * idle), report it now, once per watcher.  Process context, no lock held.
+ */
+void sframe_file_mapped(struct sframe_file *sf, struct file *file)
+{
+	unsigned int gen = sframe_events_current();
+	struct file *own;
+	u32 flags;
+
+	if (!gen || READ_ONCE(sf->reported_gen) == gen)
+		return;
+	spin_lock(&sframe_files_lock);
+	if (!sf->reportable || sf->loading || sf->reported_gen == gen ||
+	    rcu_access_pointer(sf->sidecar)) {
+		spin_unlock(&sframe_files_lock);
+		return;
+	}
+	sf->reported_gen = gen;		/* one report per watcher */
+	flags = sf->report_flags;
+	spin_unlock(&sframe_files_lock);
+	own = sframe_load_report_file(file);
+	if (own) {
+		sframe_events_need_sidecar(own, flags);
+		fput(own);
+	}
 }
 
 /* Queue a read of @sf through @file, charged to @mm's memory cgroup. */

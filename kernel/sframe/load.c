@@ -79,6 +79,23 @@ static bool sframe_fs_may_hang(const struct super_block *sb)
 	       sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC;
 }
 
+/*
+ * A file of our own for @file's real inode, to report: opened with the
+ * module's credentials, read-only; NULL on a filesystem whose reads a
+ * user could make hang (never reported), or if it cannot be opened.
+ */
+struct file *sframe_load_report_file(struct file *file)
+{
+	struct inode *real = d_real_inode(file->f_path.dentry);
+	struct file *own;
+
+	if (sframe_fs_may_hang(real->i_sb))
+		return NULL;
+	own = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
+			  current_cred());
+	return IS_ERR(own) ? NULL : own;
+}
+
 void sframe_object_free(struct sframe_object *obj)
 {
 	if (!obj)

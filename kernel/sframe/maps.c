@@ -202,6 +202,7 @@ static struct sframe_map *sframe_map_build(struct sframe_mm *m,
 		} else {
 			sf = sframe_file_get(v[j].file, m->uid, m->mm);
 			if (sf) {
+				sframe_file_mapped(sf, v[j].file);
 				map->r[n++] = (struct sframe_range){
 					.start = v[j].start, .end = v[j].end,
 					.pgoff = v[j].pgoff, .file = sf,

@@ -138,7 +138,8 @@ int sframe_sidecar_init(void);
 void sframe_sidecar_exit(void);
 
 /* events.c */
-void sframe_events_need_sidecar(struct file *file, u32 flags);
+unsigned int sframe_events_need_sidecar(struct file *file, u32 flags);
+unsigned int sframe_events_current(void);
 int sframe_events_watch(void);
 long sframe_events_queued(void);
 
