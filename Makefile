@@ -8,7 +8,7 @@
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make check-system     the packages installed on a booted Debian 12
 #                         system (tools/testing/vm/systest; not in check:
-#                         about an hour)
+#                         about 21 minutes)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            every benchmark: bench-user, then bench-vm
 #   make bench-user       format-core look-up/validation and sframectl gen
