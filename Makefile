@@ -6,6 +6,9 @@
 #   make check            every test suite (user space, fuzz smoke, VM)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
+#   make check-system     the packages installed on a booted Debian 12
+#                         system (tools/testing/vm/systest; not in check:
+#                         about 21 minutes)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            every benchmark: bench-user, then bench-vm
 #   make bench-user       format-core look-up/validation and sframectl gen
@@ -36,6 +39,9 @@ check-user:
 
 check-vm:
 	tools/testing/vm/vmtest
+
+check-system:
+	tools/testing/vm/systest
 
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
@@ -72,5 +78,5 @@ clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
-.PHONY: module tools check check-user check-vm fuzz bench bench-user bench-vm \
+.PHONY: module tools check check-user check-vm check-system fuzz bench bench-user bench-vm \
 	checkpatch demo deb clean

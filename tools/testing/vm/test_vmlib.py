@@ -164,6 +164,24 @@ class ReachTest(unittest.TestCase):
                                                      [(0x227d10, 0x227d3c)]), (0, 1))
 
 
+class ThroughLibcTest(unittest.TestCase):
+    """Samples of a stripped program whose walk reaches __libc_start_main."""
+
+    def test_walks_through_main_count(self):
+        libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        xz = "/usr/bin/xz"
+        whole = (f"xz 7 \n\tffffffff8c8a948c do_syscall_64 ([kernel.kallsyms])\n"
+                 f"\t7f69b1871ca8 lzma_code (/usr/lib/x86_64-linux-gnu/liblzma.so.5)\n"
+                 f"\t5580870bc60c [unknown] ({xz})\n\t7f69b16b224a [unknown] ({libc})\n"
+                 f"\t7f69b16b2305 __libc_start_main ({libc})\n"
+                 f"\t5580870baae1 [unknown] ({xz})\n\n")
+        truncated = f"xz 7 \n\t5580870bc60c [unknown] ({xz})\n\n"
+        other = f"perl 8 \n\t7f69b16b2305 __libc_start_main ({libc})\n\n"
+        elsewhere = f"xz 7 \n\t5580870bc60c __libc_start_main ({xz})\n\n"
+        self.assertEqual(stackcheck.samples_through_libc(
+            whole + truncated + other + elsewhere, "xz", "__libc_start_main"), (1, 3))
+
+
 class MainFrameTest(unittest.TestCase):
     """Where main is in a stripped program, from readelf and objdump output."""
 

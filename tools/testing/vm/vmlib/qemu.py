@@ -69,14 +69,19 @@ def _watch(proc, logs, timeout, idle_timeout):
 
 
 def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memory="2G",
-         idle_timeout=IDLE_TIMEOUT):
-    """Run QEMU until the guest stops, timeout passes or it goes silent."""
+         idle_timeout=IDLE_TIMEOUT, disks=()):
+    """Run QEMU until the guest stops, timeout passes or it goes silent.
+
+    disks are raw images attached as virtio disks, in order (vda, vdb, ...).
+    """
     qemu = need_tool("qemu-system-x86_64")
     cmd = [qemu, "-accel", QEMU_ACCEL, "-smp", "2", "-m", memory,
            "-nographic", "-no-reboot", "-monitor", "none", "-nic", "none",
            "-serial", "stdio", "-serial", f"file:{channel_log}",
            "-kernel", bzimage, "-initrd", initrd,
            "-append", " ".join(KERNEL_ARGS + list(extra_args))]
+    for disk in disks:
+        cmd += ["-drive", f"file={disk},format=raw,if=virtio"]
     start = time.monotonic()
     with open(console_log, "wb") as out:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,

@@ -132,6 +132,23 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None,
     return reaching, total
 
 
+def samples_through_libc(perf_text, comm, sym):
+    """Return (through, samples) of comm: how many have a user frame in libc named sym.
+
+    For stripped programs, whose main has no name: a walk that reached
+    __libc_start_main, which perf names by libc's dynamic symbols, went
+    through main.
+    """
+    through = total = 0
+    for name, frames in parse_perf_samples(perf_text):
+        if name != comm:
+            continue
+        total += 1
+        through += any(int(f.ip, 16) < USER_TOP and f.sym == sym and f.in_libc()
+                       for f in frames)
+    return through, total
+
+
 def samples_outside(perf_text, windows):
     """Drop the samples taken inside any of windows; return (text, dropped).
 

@@ -1,0 +1,213 @@
+#!/bin/sh
+# systest guest: issue 12's install scenario on a booted Debian 12 system,
+# one phase per boot (install, then reboot), reported on the channel port
+# as vmtest's scenarios are.  Run by systest.service from /vmtest (the
+# second disk: this script, lib.sh, settings, the .debs).
+. /vmtest/lib.sh
+STATE=/var/lib/systest
+SERVICE=sframe-unwind
+# Sidecars of a first mapping, generation included, under TCG: the
+# service first serves the 35-odd objects mapped when it started
+# (libcrypto's 10,876 FDEs among them), then perf's 20-odd.
+SIDECAR_LIMIT_MS=120000
+
+# active_within SECONDS: wait for the service to be active.
+active_within()
+{
+	i=0
+	until systemctl -q is-active $SERVICE; do
+		i=$((i + 1))
+		[ $i -gt "$1" ] && return 1
+		sleep 1
+	done
+}
+
+# busy NAME: start one stock program that keeps a CPU busy, its pid in
+# $busy_pid.  perl: a loop of arithmetic (Debian links its perl with
+# libperl statically); xz: compressing libraries (liblzma).
+busy()
+{
+	case $1 in
+	perl)	perl -e 'while (1) { my $s = 0; $s += $_ * $_ for 1 .. 100000 }' &
+		busy_pid=$! ;;
+	xz)	cat /usr/lib/x86_64-linux-gnu/*.so* | head -c 64M > /tmp/xz.in
+		xz -6 -T1 -c /tmp/xz.in > /dev/null &
+		busy_pid=$! ;;
+	esac
+}
+
+# record NAME OBJECT...: start NAME, wait until each OBJECT (a file name,
+# an extended regular expression) has its sidecar in use, then `perf
+# record -a -g` for PERF_SECONDS; the samples go to the host as NAME.perf.
+record()
+{
+	name=$1
+	shift
+	busy "$name"
+	for obj in "$@"; do
+		if ms=$(wait_sidecar "$obj" $SIDECAR_LIMIT_MS); then
+			metric "$(echo "$obj" | sed 's/[^a-z].*//')_sidecar_ms" "$ms"
+		else
+			result fail "$name: no sidecar for $obj within $SIDECAR_LIMIT_MS ms"
+			journalctl -b -u $SERVICE -o short-monotonic | tail -20
+		fi
+	done
+	if perf record -q -a -g -e cpu-clock -F "$PERF_FREQ" -o "/tmp/$name.data" \
+		-- sleep "$PERF_SECONDS" 2> "/tmp/$name.err"; then
+		perf_script "$name"
+	else
+		cat "/tmp/$name.err"
+		result fail "perf record -a -g over $name failed"
+	fi
+	kill "$busy_pid"
+	wait "$busy_pid" 2> /dev/null
+}
+
+# generated WHEN: the service's "WHEN: N sidecars generated" of this boot.
+generated()
+{
+	journalctl -b -u $SERVICE -o cat |
+		sed -n "s/.*: $1: \([0-9]*\) sidecars generated.*/\1/p" | tail -1
+}
+
+# served LOG: the objects a service journal LOG says it loaded, sorted.
+served()
+{
+	sed -n 's/.*sframectl\[[0-9]*\]: \(\/[^:]*\): loaded .*/\1/p' "$1" | sort -u
+}
+
+# cache_files: each file of the service's cache with its inode and mtime.
+cache_files()
+{
+	stat -c '%n %i %Y' /var/cache/sframe-unwind/* | sort
+}
+
+# gone WHAT PATH...: no PATH may exist.
+gone()
+{
+	what=$1
+	shift
+	for p in "$@"; do
+		if [ -e "$p" ]; then
+			result fail "$what: $p is still there"
+			return
+		fi
+	done
+	result ok "$what: gone"
+}
+
+install_phase()
+{
+	start=$(uptime_ms)
+	if apt-get install -y /vmtest/debs/sframe-unwind-dkms_*.deb \
+		/vmtest/debs/sframectl_*.deb > /tmp/apt-install.log 2>&1; then
+		result ok "apt-get install of the two packages"
+	else
+		result fail "apt-get install of the two packages: exit $?"
+	fi
+	metric apt_install_s $((($(uptime_ms) - start) / 1000))
+	artefact apt-install.log /tmp/apt-install.log
+	if dkms status | grep -q "^sframe-unwind/.*, $(uname -r), .*: installed"; then
+		result ok "dkms status: built and installed for $(uname -r)"
+	else
+		dkms status
+		result fail "dkms status: no sframe-unwind for $(uname -r)"
+	fi
+	case $(modinfo -n sframe_unwind 2> /dev/null) in
+	*/updates/dkms/sframe_unwind.ko*)
+		result ok "modinfo: the module is DKMS's" ;;
+	*)	result fail "modinfo: no DKMS sframe_unwind for $(uname -r)" ;;
+	esac
+	if active_within 60; then
+		result ok "systemctl is-active $SERVICE"
+	else
+		systemctl status $SERVICE
+		result fail "$SERVICE is not active"
+		return 1
+	fi
+	record perl perl
+	record xz xz 'liblzma\.so\.[0-9.]+'
+	journalctl -b -u $SERVICE -o short-monotonic > /tmp/service.log
+	artefact service.log /tmp/service.log
+	sframe_state module
+	# what the next boot must take from the cache
+	served /tmp/service.log > $STATE/served
+	cache_files > $STATE/cache
+	metric cache_files "$(wc -l < $STATE/cache)"
+}
+
+reboot_phase()
+{
+	if active_within 120; then
+		result ok "after the reboot: $SERVICE is active"
+	else
+		systemctl status $SERVICE
+		result fail "after the reboot: $SERVICE is not active"
+	fi
+	record perl perl
+	record xz xz 'liblzma\.so\.[0-9.]+'
+	sframe_state module
+	systemctl stop $SERVICE
+	journalctl -b -u $SERVICE -o short-monotonic > /tmp/service.log
+	artefact service.log /tmp/service.log
+	at_start=$(generated "mapped at start")
+	at_exit=$(generated "at exit")
+	metric generated_at_start "$at_start"
+	metric generated_after_reboot "$at_exit"
+	# Objects first served in this boot (run before the service in the
+	# last one) are generated once; none served then may be again.
+	served /tmp/service.log > /tmp/served
+	cache_files > /tmp/cache
+	# The last boot's lists were taken before its end: what it served
+	# later (its shutdown) is in the cache, older than this boot.
+	first=$(comm -13 $STATE/served /tmp/served | tr '\n' ' ')
+	again=$(comm -12 $STATE/served /tmp/served | wc -l)
+	rewritten=$(comm -23 $STATE/cache /tmp/cache | wc -l)
+	added=$(find /var/cache/sframe-unwind -type f \
+		-newermt "@$(sed -n 's/^btime //p' /proc/stat)" | wc -l)
+	metric served_again_after_reboot "$again"
+	metric first_served_after_reboot "$first"
+	metric cache_files_rewritten "$rewritten"
+	metric cache_files_added "$added"
+	if [ "$rewritten" = 0 ] && [ "$added" = "$at_exit" ] && [ "$again" -gt 0 ]; then
+		result ok "after the reboot: $again objects served again, all from the cache; $at_exit generated, each a new cache file"
+	else
+		result fail "after the reboot: $at_exit generated, $added new cache files, $rewritten rewritten, $again served again"
+	fi
+
+	if apt-get purge -y sframectl sframe-unwind-dkms > /tmp/apt-purge.log 2>&1; then
+		result ok "apt-get purge of the two packages"
+	else
+		result fail "apt-get purge of the two packages: exit $?"
+	fi
+	artefact apt-purge.log /tmp/apt-purge.log
+	gone "the module" /lib/modules/"$(uname -r)"/updates/dkms/sframe_unwind.ko* \
+		/var/lib/dkms/sframe-unwind /usr/src/sframe-unwind-*
+	gone "the unit" /lib/systemd/system/$SERVICE.service \
+		/etc/systemd/system/multi-user.target.wants/$SERVICE.service
+	gone "the cache" /var/cache/sframe-unwind
+	if modinfo sframe_unwind > /dev/null 2>&1; then
+		result fail "modinfo still finds sframe_unwind"
+	else
+		result ok "modinfo finds no sframe_unwind"
+	fi
+	metric module_loaded_after_purge "$([ -d /sys/module/sframe_unwind ] && echo 1 || echo 0)"
+}
+
+mkdir -p $STATE
+phase=$(cat $STATE/phase 2> /dev/null || echo install)
+channel "@@ BOOT $(uname -r)"
+echo "vmtest: ==== begin $phase ===="
+channel "@@ BEGIN $phase"
+metric boot_to_test_s "$(cut -d. -f1 /proc/uptime)"
+case $phase in
+install)	install_phase; rc=$?; next=reboot ;;
+*)		reboot_phase; rc=$?; next=finished ;;
+esac
+echo $next > $STATE/phase
+echo "vmtest: ==== end $phase rc=$rc ===="
+channel "@@ END $phase rc=$rc"
+channel "@@ DONE"
+sync
+# QEMU runs with -no-reboot: either ends it, and the host boots again.
+systemctl --no-block poweroff
