@@ -80,20 +80,32 @@ static bool sframe_fs_may_hang(const struct super_block *sb)
 }
 
 /*
- * A file of our own for @file's real inode, to report: opened with the
- * module's credentials, read-only; NULL on a filesystem whose reads a
- * user could make hang (never reported), or if it cannot be opened.
+ * A file of our own in *@own for what @file maps, opened with the
+ * module's credentials, read-only, to read and to report: 0, with NULL
+ * on a filesystem whose reads a user could make hang (FUSE, network:
+ * read only from the page cache, never reported), or the open's errno.
+ * An overlayfs path's data, and page cache, are its layer's.
  */
+static int sframe_open_own(struct file *file, struct file **own)
+{
+	struct file *f;
+
+	*own = NULL;
+	if (sframe_fs_may_hang(d_real_inode(file->f_path.dentry)->i_sb))
+		return 0;
+	f = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE, current_cred());
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	*own = f;
+	return 0;
+}
+
+/* A file of our own to report @file through; NULL when there is none. */
 struct file *sframe_load_report_file(struct file *file)
 {
-	struct inode *real = d_real_inode(file->f_path.dentry);
 	struct file *own;
 
-	if (sframe_fs_may_hang(real->i_sb))
-		return NULL;
-	own = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
-			  current_cred());
-	return IS_ERR(own) ? NULL : own;
+	return sframe_open_own(file, &own) ? NULL : own;
 }
 
 void sframe_object_free(struct sframe_object *obj)
@@ -200,7 +212,7 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 	struct sframe_reader rd = {
 		.read = sframe_read_cached, .mapping = real->i_mapping,
 	};
-	struct file *own = NULL;
+	struct file *own;
 	struct sframe_elf elf = {};
 	int ret;
 
@@ -210,17 +222,13 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		sframe_load_fail(res, SFRAME_LOAD_NOMEM, true);
 		return;
 	}
-	/* An overlayfs path's data, and page cache, are its layer's. */
-	if (!sframe_fs_may_hang(real->i_sb)) {
-		own = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
-				  current_cred());
-		if (IS_ERR(own)) {
-			sframe_load_fail(res, SFRAME_LOAD_READ, true);
-			kfree(elf.obj);
-			return;
-		}
-		rd = (struct sframe_reader){ .read = sframe_read_io, .file = own };
+	if (sframe_open_own(file, &own)) {
+		sframe_load_fail(res, SFRAME_LOAD_READ, true);
+		kfree(elf.obj);
+		return;
 	}
+	if (own)
+		rd = (struct sframe_reader){ .read = sframe_read_io, .file = own };
 	res->obj = elf.obj;
 	ret = sframe_elf_parse(&rd, &elf);
 	if (ret == -ENOEXEC) {
