@@ -343,15 +343,17 @@ static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 static inline u32 sframe_flat_upper(const struct sframe_flat *flat, u32 block,
 				    u32 lo, u32 hi, u64 delta, u64 *start)
 {
-	u32 from = block << flat->block_shift, key = (u32)delta - from;
-	u32 row = lo, end = hi;
+	u32 from, key, row, end = hi;
 
 	if (flat->starts) {
 		row = sframe_u32_upper(flat->starts, lo, hi, delta);
-		if (row < end)
+		if (row < hi)
 			*start = flat->starts[row];
 		return row;
 	}
+	from = block << flat->block_shift;
+	key = (u32)delta - from;
+	row = lo;
 	while (row < end) {
 		u32 mid = row + (end - row) / 2;
 
