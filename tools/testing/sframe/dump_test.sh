@@ -5,7 +5,8 @@
 # binutils 2.47's `objdump --sframe` for v2 and v3, the same layout for v1
 # (compared with 2.40's dump, less its two known layout differences), an
 # AArch64 v1 dump identical to 2.40's cross objdump, the binutils test
-# suite's expected dumps, and check's exit codes.
+# suite's expected dumps, the AArch64 fixtures of three binutils
+# generations, and check's exit codes.
 #
 # usage: dump_test.sh SFRAMECTL FIXTURES_DIR
 
@@ -68,6 +69,52 @@ if aarch64-linux-gnu-as --gsframe -o "$TMP/a64.o" "$SRC" &&
 else
 	ok 1 "AArch64 cross binutils (binutils-aarch64-linux-gnu) assemble walk-aarch64.s"
 fi
+
+# The AArch64 fixtures (fixtures/aarch64, made by its regenerate script):
+# v2 and v3 byte-identical to the newest objdump, v2's linked programs to
+# 2.44's own objdump too, v1 to 2.40's (its .o unrelocated, as 2.40 showed
+# them), and check accepts each of them and every arm64 workload.
+A64=$(dirname "$0")/fixtures/aarch64
+A64W=$(dirname "$0")/../workloads/aarch64
+newest=$(basename "$A64"/sid-*)
+for dir in "$newest" trixie-2.44; do
+	for f in prog prog-pac prog.o prog-pac.o hand.o; do
+		ref=$A64/$dir/$f.objdump-sframe.txt
+		[ "$dir" = "$newest" ] || ref=$A64/$dir/$f.objdump-sframe.by-${newest#sid-}.txt
+		"$SFRAMECTL" dump "$A64/$dir/$f" >"$TMP/out"
+		tail -n +4 "$ref" | cmp -s - "$TMP/out"
+		ok $? "dump aarch64 $dir/$f is byte-identical to objdump ${newest#sid-}"
+	done
+done
+for f in prog prog-pac; do
+	"$SFRAMECTL" dump "$A64/trixie-2.44/$f" >"$TMP/out"
+	tail -n +4 "$A64/trixie-2.44/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
+	ok $? "dump aarch64 trixie-2.44/$f (v2) is byte-identical to objdump 2.44"
+	"$SFRAMECTL" dump "$A64/bookworm-2.40/$f" >"$TMP/out"
+	tail -n +4 "$A64/bookworm-2.40/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
+	ok $? "dump aarch64 bookworm-2.40/$f (v1) is byte-identical to objdump 2.40"
+done
+for f in prog.o prog-pac.o hand.o; do
+	"$SFRAMECTL" dump --raw "$A64/bookworm-2.40/$f.sframe.bin" >"$TMP/out"
+	tail -n +4 "$A64/bookworm-2.40/$f.objdump-sframe.txt" | cmp -s - "$TMP/out"
+	ok $? "dump --raw aarch64 bookworm-2.40/$f.sframe.bin (v1) matches objdump 2.40"
+done
+grep -q 'c-24\[s\]' "$A64/$newest/hand.o.objdump-sframe.txt" &&
+	grep -q 'RA undefined' "$A64/$newest/hand.o.objdump-sframe.txt" &&
+	grep -q 'attr = "S"' "$A64/$newest/hand.o.objdump-sframe.txt"
+ok $? "aarch64 $newest/hand.o has a signed RA, an outermost and a signal FDE"
+a64_objects=$(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/*-*/*.o \
+	"$A64W"/*/deep* "$A64W"/*/*.so | grep -v /nosframe/ | grep -v /baseline/)
+"$SFRAMECTL" check $a64_objects >"$TMP/out"
+st=$?
+[ "$(grep -c ': ok (v' "$TMP/out")" = "$(echo "$a64_objects" | wc -l)" ]
+ok $((st || $?)) "check: every AArch64 fixture and arm64 workload with SFrame is valid (exit $st)"
+for f in "$A64"/*-*/*.sframe.bin; do
+	"$SFRAMECTL" check --raw "$f" >/dev/null || echo "# invalid: $f"
+done >"$TMP/out"
+[ ! -s "$TMP/out" ]
+ok $? "check --raw: every AArch64 fixture's bare section is valid"
+cat "$TMP/out"
 
 # binutils' own expected dumps: one regular expression per line, "#..."
 # skips lines.
