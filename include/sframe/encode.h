@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The SFrame v3 encoder's interface: frame rules in, section bytes out,
- * for an architecture whose call pushes the return address (x86-64).
+ * for x86-64 (the call pushes the return address) and AArch64 (it leaves
+ * it in LR, which a function may save, and sign with PAC).
  * The caller sizes and owns the buffer; the encoder never allocates.
  */
 #ifndef _SFRAME_ENCODE_H
@@ -35,11 +36,16 @@ struct sframe_enc_loc {
 	s64 off;
 };
 
-/* One frame rule to encode.  The CFA is SFRAME_ENC_REG or _AT_REG. */
+/*
+ * One frame rule to encode.  The CFA is SFRAME_ENC_REG or _AT_REG.  On
+ * AArch64 an RA that is SFRAME_ENC_SAME is still in LR, and @ra_signed
+ * says the return address carries a pointer authentication code.
+ */
 struct sframe_enc_rule {
 	struct sframe_enc_loc cfa;
 	struct sframe_enc_loc ra;
 	struct sframe_enc_loc fp;
+	bool ra_signed;
 };
 
 /* One frame row entry: offset in the function (or PC-mask block). */

@@ -119,6 +119,7 @@
 #define SFRAME_FRE_INFO_WORDS(i)	(((i) >> 1) & 0xf)
 #define SFRAME_FRE_INFO_WORD_SIZE(i)	(((i) >> 5) & 0x3)
 #define SFRAME_FRE_INFO_RA_MANGLED(i)	(((i) >> 7) & 0x1)
+#define SFRAME_FRE_RA_MANGLED		0x80
 
 #define SFRAME_BASE_REG_FP		0
 #define SFRAME_BASE_REG_SP		1

@@ -52,6 +52,9 @@ bool sframe_enc_rule_words(const struct sframe_arch *arch,
 	s64 fixed_ra = sframe_enc_fixed_ra(arch);
 	bool ra_fixed = fixed_ra && rule->ra.kind == SFRAME_ENC_AT_CFA &&
 			rule->ra.off == fixed_ra;
+	/* Nothing to say about the RA: at the fixed slot, or still in LR. */
+	bool ra_implicit = ra_fixed || (arch->ra_reg != SFRAME_ARCH_NO_REG &&
+					rule->ra.kind == SFRAME_ENC_SAME);
 	unsigned int n = 0, i;
 
 	for (i = 0; i < SFRAME_FLEX_MAX_WORDS; i++)
@@ -61,15 +64,25 @@ bool sframe_enc_rule_words(const struct sframe_arch *arch,
 		return true;
 	}
 	if (fde_type == SFRAME_FDE_TYPE_DEFAULT) {
+		bool ra_word = !ra_fixed && rule->ra.kind == SFRAME_ENC_AT_CFA;
+
 		if (rule->cfa.kind != SFRAME_ENC_REG ||
 		    (rule->cfa.reg != arch->sp_reg &&
-		     rule->cfa.reg != arch->fp_reg) || !ra_fixed)
+		     rule->cfa.reg != arch->fp_reg) ||
+		    (!ra_implicit && !ra_word) ||
+		    (ra_word && arch->ra_reg == SFRAME_ARCH_NO_REG))
 			return false;
 		words[n++] = rule->cfa.off;
-		if (rule->fp.kind == SFRAME_ENC_AT_CFA)
+		if (ra_word)
+			words[n++] = rule->ra.off;
+		if (rule->fp.kind == SFRAME_ENC_AT_CFA) {
+			/* An RA word of 0 pads an FP saved without the RA. */
+			if (!ra_fixed && !ra_word)
+				words[n++] = 0;
 			words[n++] = rule->fp.off;
-		else if (rule->fp.kind != SFRAME_ENC_SAME)
+		} else if (rule->fp.kind != SFRAME_ENC_SAME) {
 			return false;
+		}
 		*nwords = n;
 		return true;
 	}
@@ -77,16 +90,16 @@ bool sframe_enc_rule_words(const struct sframe_arch *arch,
 	is_ctrl[n] = true;
 	words[n++] = flex_ctrl(&rule->cfa);
 	words[n++] = rule->cfa.off;
-	if (!ra_fixed) {
+	if (!ra_implicit) {
 		is_ctrl[n] = true;
 		if (!flex_slot(rule, &rule->ra, &words[n], &words[n + 1]))
 			return false;
 		n += 2;
 	}
 	if (rule->fp.kind != SFRAME_ENC_SAME) {
-		if (ra_fixed) {
+		if (ra_implicit) {
 			is_ctrl[n] = true;
-			words[n++] = 0;		/* RA padding: the fixed slot */
+			words[n++] = 0;		/* RA padding: not tracked */
 		}
 		is_ctrl[n] = true;
 		if (!flex_slot(rule, &rule->fp, &words[n], &words[n + 1]))
@@ -153,6 +166,8 @@ static size_t encode_fre(const struct sframe_arch *arch, u8 *p,
 	info = (u8)(n << 1 | code << 5);
 	if (fre->rule.cfa.reg == arch->sp_reg)
 		info |= SFRAME_BASE_REG_SP;
+	if (fre->rule.ra_signed)
+		info |= SFRAME_FRE_RA_MANGLED;
 	sframe_put_le(p, fre->start, addr);
 	p[addr] = info;
 	for (i = 0; i < n; i++)
