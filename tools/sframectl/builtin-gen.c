@@ -79,8 +79,9 @@ static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
 	} else if (raw) {
 		ret = write_output(g->path, out, bytes, size);
 	} else {
-		file = sframe_container(bytes, size, g->eh_addr, g->note,
-				       g->note_size, &file_size);
+		file = sframe_container(bytes, size, g->mach->e_machine,
+				       g->eh_addr, g->note, g->note_size,
+				       &file_size);
 		ret = file ? write_output(g->path, out, file, file_size) :
 			     EXIT_USAGE;
 	}

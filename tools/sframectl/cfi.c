@@ -110,15 +110,15 @@ static bool reg_loc(Dwarf_Frame *frame, int regno, struct sframe_enc_loc *loc)
 }
 
 /* The rule encodes in an FDE of @type, with every word in range. */
-static bool rule_fits(const struct sframe_enc_rule *rule, u8 type,
+static bool rule_fits(const struct sframe_arch *arch,
+		      const struct sframe_enc_rule *rule, u8 type,
 		      bool *in_range)
 {
 	s64 words[SFRAME_FLEX_MAX_WORDS];
 	bool is_ctrl[SFRAME_FLEX_MAX_WORDS];
 	unsigned int n, i;
 
-	if (!sframe_enc_rule_words(&sframe_arch_x86_64, rule, type, words,
-				   is_ctrl, &n))
+	if (!sframe_enc_rule_words(arch, rule, type, words, is_ctrl, &n))
 		return false;
 	for (i = 0; i < n; i++) {
 		if (words[i] < S32_MIN || words[i] > S32_MAX) {
@@ -130,8 +130,10 @@ static bool rule_fits(const struct sframe_enc_rule *rule, u8 type,
 }
 
 /* Turn the CFI row in @frame into @row; GEN_NR_SKIPS when expressible. */
-static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
+static enum gen_skip row_rule(const struct gen_machine *mach,
+			      Dwarf_Frame *frame, struct gen_row *row)
 {
+	const struct sframe_arch *arch = mach->arch;
 	struct sframe_enc_rule *r = &row->rule, probe;
 	bool in_range = true;
 	Dwarf_Op *ops;
@@ -142,18 +144,19 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 		return GEN_SKIP_CFI;
 	if (!n)
 		return GEN_SKIP_CFA_UNDEFINED;
-	if (!reg_loc(frame, GEN_REG_RIP, &r->ra))
+	if (!reg_loc(frame, mach->ra_column, &r->ra))
 		return GEN_SKIP_RA;
-	if (!reg_loc(frame, GEN_REG_RBP, &r->fp))
+	if (!reg_loc(frame, arch->fp_reg, &r->fp))
 		return GEN_SKIP_FP;
 	if (r->fp.kind == SFRAME_ENC_UNDEFINED)
 		r->fp.kind = SFRAME_ENC_SAME;
 
 	r->cfa.kind = SFRAME_ENC_REG;
-	if (plt_expression(ops, n, &r->cfa.off, &row->plt_split)) {
+	if (mach->plt_expression &&
+	    plt_expression(ops, n, &r->cfa.off, &row->plt_split)) {
 		r->cfa.reg = GEN_REG_RSP;
 		row->class = GEN_ROW_PLT;
-		if (!rule_fits(r, SFRAME_FDE_TYPE_DEFAULT, &in_range))
+		if (!rule_fits(arch, r, SFRAME_FDE_TYPE_DEFAULT, &in_range))
 			return in_range ? GEN_SKIP_CFA_EXPR : GEN_SKIP_RANGE;
 		return GEN_NR_SKIPS;
 	}
@@ -163,8 +166,8 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 	if (n == 2)
 		r->cfa.kind = SFRAME_ENC_AT_REG;
 
-	row->flex_ok = rule_fits(r, SFRAME_FDE_TYPE_FLEX, &in_range);
-	if (rule_fits(r, SFRAME_FDE_TYPE_DEFAULT, &in_range)) {
+	row->flex_ok = rule_fits(arch, r, SFRAME_FDE_TYPE_FLEX, &in_range);
+	if (rule_fits(arch, r, SFRAME_FDE_TYPE_DEFAULT, &in_range)) {
 		row->class = GEN_ROW_DEFAULT;
 		return GEN_NR_SKIPS;
 	}
@@ -176,7 +179,7 @@ static enum gen_skip row_rule(Dwarf_Frame *frame, struct gen_row *row)
 	/* Which of RA and FP SFrame cannot express. */
 	probe = *r;
 	probe.fp.kind = SFRAME_ENC_SAME;
-	return rule_fits(&probe, SFRAME_FDE_TYPE_FLEX, &in_range) ?
+	return rule_fits(arch, &probe, SFRAME_FDE_TYPE_FLEX, &in_range) ?
 	       GEN_SKIP_FP : GEN_SKIP_RA;
 }
 
@@ -264,11 +267,14 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 	bool signal = false, all_flex = true, any_flex = false;
 	int reason = GEN_NR_SKIPS;
 	u64 addr = f->lo;
-	u32 i, j;
+	u32 i, j, flips = 0;
 
 	g->nrows = 0;
+	g->nsigns = 0;
 	if (f->overlaps)
 		reason = GEN_SKIP_OVERLAP;
+	else if (g->mach->ra_signing && !gen_ra_signing(g, f))
+		reason = GEN_SKIP_CFI;
 	while (reason == GEN_NR_SKIPS && addr < f->hi) {
 		Dwarf_Addr start, end;
 		Dwarf_Frame *frame;
@@ -283,7 +289,7 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 			reason = GEN_SKIP_CFI;
 			break;
 		}
-		reason = row_rule(frame, row);
+		reason = row_rule(g->mach, frame, row);
 		if (dwarf_frame_info(frame, &start, &end, &sig) < 0)
 			reason = GEN_SKIP_CFI;
 		free(frame);
@@ -291,6 +297,11 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 			end = f->hi;
 		row->start = addr;
 		row->end = end;
+		/* Rows start at each new location, so at each flip too. */
+		while (flips < g->nsigns && g->signs[flips] <= addr)
+			flips++;
+		row->rule.ra_signed = flips % 2 &&
+				      row->rule.ra.kind != SFRAME_ENC_UNDEFINED;
 		signal |= sig;
 		all_flex &= row->flex_ok;
 		any_flex |= row->class == GEN_ROW_FLEX;

@@ -26,10 +26,12 @@ static void normalize_loc(struct sframe_loc *loc, const struct sframe_loc *cfa)
 	}
 }
 
+/* A signed RA (AArch64's PAC) is part of what a rule recovers. */
 static void normalize_rule(struct sframe_rule *r)
 {
-	r->flags &= SFRAME_RULE_OUTERMOST;
-	if (r->flags) {
+	r->flags &= SFRAME_RULE_OUTERMOST | SFRAME_RULE_RA_MANGLED;
+	if (r->flags & SFRAME_RULE_OUTERMOST) {
+		r->flags = SFRAME_RULE_OUTERMOST;
 		memset(&r->cfa, 0, sizeof(r->cfa));
 		memset(&r->fp, 0, sizeof(r->fp));
 		return;
@@ -40,7 +42,10 @@ static void normalize_rule(struct sframe_rule *r)
 
 static const char *fmt_loc(char *buf, size_t size, const struct sframe_loc *l)
 {
-	static const char * const names[] = { [6] = "fp", [7] = "sp" };
+	/* x86-64's and AArch64's frame and stack pointers */
+	static const char * const names[] = {
+		[6] = "fp", [7] = "sp", [29] = "fp", [31] = "sp",
+	};
 	const char *reg = l->reg < ARRAY_SIZE(names) && names[l->reg] ?
 			  names[l->reg] : NULL;
 	char r[8];
@@ -73,8 +78,9 @@ static void fmt_rule(char *buf, size_t size, const struct sframe_rule *r)
 		snprintf(buf, size, "RA undefined");
 		return;
 	}
-	snprintf(buf, size, "CFA %s RA %s FP %s",
+	snprintf(buf, size, "CFA %s RA %s%s FP %s",
 		 fmt_loc(a, sizeof(a), &r->cfa), fmt_loc(b, sizeof(b), &r->ra),
+		 r->flags & SFRAME_RULE_RA_MANGLED ? "[s]" : "",
 		 fmt_loc(c, sizeof(c), &r->fp));
 }
 

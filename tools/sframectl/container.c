@@ -33,14 +33,15 @@ static void put_shdr(u8 *p, u32 name, u32 type, u64 flags, u64 addr,
 }
 
 /*
- * The output file, a minimal relocatable x86-64 ELF64 object: @sec as its
+ * The output file, a minimal relocatable ELF64 object of @machine (x86-64
+ * or AArch64, little-endian as the section is): @sec as its
  * .sframe section at address @vaddr (where its PC-relative starts assume
  * it is), the input's build ID note, by which sframectl load tells
  * whether a sidecar is for the file it is given, and the .shstrtab
  * naming them.
  */
-u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
-		     size_t note_size, size_t *out_size)
+u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
+		     const u8 *note, size_t note_size, size_t *out_size)
 {
 	size_t note_off = (GEN_EHDR_SIZE + size + 3) & ~(size_t)3;
 	size_t strtab = note_off + note_size;
@@ -57,7 +58,7 @@ u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
 	p[EI_DATA] = ELFDATA2LSB;
 	p[EI_VERSION] = EV_CURRENT;
 	sframe_put_le(p + 16, ET_REL, 2);
-	sframe_put_le(p + 18, EM_X86_64, 2);
+	sframe_put_le(p + 18, machine, 2);
 	sframe_put_le(p + 20, EV_CURRENT, 4);
 	sframe_put_le(p + 40, shoff, 8);
 	sframe_put_le(p + 52, GEN_EHDR_SIZE, 2);

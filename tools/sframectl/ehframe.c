@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl gen's input: an x86-64 ELF object's .eh_frame through libelf
- * and libdw, relocated when the object is, and the address range of each
- * of its functions (DWARF FDEs), sorted, overlaps marked.
+ * sframectl gen's input: an x86-64 or AArch64 ELF object's .eh_frame
+ * through libelf and libdw, relocated when the object is, and the address
+ * range and CFI of each of its functions (DWARF FDEs), sorted, overlaps
+ * marked.
  */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
+
+#define GEN_REG_AARCH64_LR	30
+
+static const struct gen_machine gen_machines[] = {
+	{
+		.e_machine = EM_X86_64, .arch = &sframe_arch_x86_64,
+		.ra_column = GEN_REG_RIP, .plt_expression = true,
+	},
+	{
+		.e_machine = EM_AARCH64, .arch = &sframe_arch_aarch64,
+		.ra_column = GEN_REG_AARCH64_LR, .ra_signing = true,
+	},
+};
 
 /*
  * Relocatable objects carry .eh_frame's PC fields in .rela.eh_frame:
@@ -41,12 +55,17 @@ static int apply_eh_relocations(struct gen *g, Elf *elf, size_t eh_index,
 			GElf_Sym sym;
 			u64 s, p, v, where;
 			unsigned int type, bytes;
+			bool pcrel;
 
 			if (!gelf_getrela(rel, i, &r) ||
 			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
 				return gen_fail(g, EXIT_INVALID, "%s",
 						".rela.eh_frame entry unreadable");
 			type = (unsigned int)GELF_R_TYPE(r.r_info);
+			if (!sframe_elf_reloc(g->mach->e_machine, type, &bytes,
+					      &pcrel))
+				return gen_fail(g, EXIT_INVALID, "%s",
+						"unsupported .rela.eh_frame relocation type");
 			s = sym.st_value;
 			if (sym.st_shndx != SHN_UNDEF &&
 			    sym.st_shndx < SHN_LORESERVE &&
@@ -54,14 +73,8 @@ static int apply_eh_relocations(struct gen *g, Elf *elf, size_t eh_index,
 				s += target.sh_addr;
 			p = eh->sh_addr + r.r_offset;
 			v = s + (u64)r.r_addend;
-			if (type == R_X86_64_PC32 || type == R_X86_64_PC64)
+			if (pcrel)
 				v -= p;
-			bytes = type == R_X86_64_PC32 || type == R_X86_64_32 ?
-				4 : 8;
-			if (type != R_X86_64_PC32 && type != R_X86_64_32 &&
-			    type != R_X86_64_PC64 && type != R_X86_64_64)
-				return gen_fail(g, EXIT_INVALID, "%s",
-						"unsupported .rela.eh_frame relocation type");
 			where = eh->sh_offset + r.r_offset;
 			if (r.r_offset > eh->sh_size ||
 			    bytes > eh->sh_size - r.r_offset ||
@@ -82,6 +95,7 @@ static int open_elf(struct gen *g)
 	GElf_Ehdr ehdr;
 	GElf_Shdr eh;
 	Elf_Scn *scn;
+	size_t i;
 	Elf *elf;
 	int ret;
 
@@ -95,10 +109,13 @@ static int open_elf(struct gen *g)
 		goto out;
 	}
 	ret = EXIT_INVALID;
+	for (i = 0; i < ARRAY_SIZE(gen_machines); i++)
+		if (gen_machines[i].e_machine == ehdr.e_machine)
+			g->mach = &gen_machines[i];
 	if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    ehdr.e_machine != EM_X86_64) {
-		gen_fail(g, ret, "%s", "not an x86-64 ELF object");
+	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB || !g->mach) {
+		gen_fail(g, ret, "%s",
+			 "not a little-endian x86-64 or AArch64 ELF object");
 		goto out;
 	}
 	scn = sframe_elf_section(elf, ".eh_frame", 0, &eh);
@@ -267,10 +284,12 @@ static int collect_funcs(struct gen *g)
 	u64 max_hi = 0;
 	u8 enc = 0;
 
+	Dwarf_CFI_Entry cie;
+
 	for (;;) {
-		Dwarf_CFI_Entry e, cie;
+		Dwarf_CFI_Entry e;
 		const u8 *p;
-		u64 lo, len;
+		u64 lo, len, aug = 0;
 		int r;
 
 		r = dwarf_next_cfi(ident, g->eh_data, true, off, &next, &e);
@@ -297,7 +316,10 @@ static int collect_funcs(struct gen *g)
 		    !read_encoded(&p, e.fde.end, enc,
 				  g->eh_addr + (u64)(p - base), &lo) ||
 		    !read_encoded(&p, e.fde.end, enc & 0x0f, 0, &len) ||
-		    lo + len < lo)
+		    lo + len < lo ||
+		    (cie.cie.augmentation[0] == 'z' &&
+		     (!read_encoded(&p, e.fde.end, DW_EH_PE_uleb128, 0, &aug) ||
+		      aug > (u64)(e.fde.end - p))))
 			return gen_fail(g, EXIT_INVALID,
 					"malformed .eh_frame FDE at offset 0x%llx: bad CIE or address range",
 					(unsigned long long)(e.fde.start - base));
@@ -308,7 +330,13 @@ static int collect_funcs(struct gen *g)
 		if (!gen_grow((void **)&g->funcs, &cap, g->nfuncs + 1,
 			  sizeof(*g->funcs)))
 			return gen_fail(g, EXIT_USAGE, "out of memory");
-		g->funcs[g->nfuncs++] = (struct gen_func){ lo, lo + len, false };
+		g->funcs[g->nfuncs++] = (struct gen_func){
+			.lo = lo, .hi = lo + len,
+			.cie_ins = cie.cie.initial_instructions,
+			.cie_ins_end = cie.cie.initial_instructions_end,
+			.ins = p + aug, .ins_end = e.fde.end,
+			.code_align = cie.cie.code_alignment_factor,
+		};
 	}
 
 	for (i = 1; i < g->nfuncs; i++) {

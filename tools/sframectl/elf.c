@@ -213,6 +213,22 @@ static const struct reloc_kind *reloc_kind(unsigned int machine,
 	return NULL;
 }
 
+/*
+ * The data relocation @type of @machine: how many bytes it writes and
+ * whether it is PC-relative (S + A - P); false for any other type.
+ */
+bool sframe_elf_reloc(unsigned int machine, unsigned int type,
+		      unsigned int *bytes, bool *pcrel)
+{
+	const struct reloc_kind *kind = reloc_kind(machine, type);
+
+	if (!kind)
+		return false;
+	*bytes = kind->bytes;
+	*pcrel = kind->pcrel;
+	return true;
+}
+
 /* Value of symbol @idx in @syms: st_value plus its section's address. */
 static bool elf_symbol_value(const struct elf_file *e, Elf_Data *syms,
 			     u64 idx, u64 *value)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl gen's pipeline: read an x86-64 ELF object's .eh_frame,
+ * sframectl gen's pipeline: read an x86-64 or AArch64 ELF object's .eh_frame,
  * translate its CFI, encode and validate the SFrame section, in memory,
  * for the gen command, sframectl load and sframectl serve.
  */
@@ -104,12 +104,11 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	if (ret)
 		return ret;
 
-	*size = sframe_enc_size(&sframe_arch_x86_64, g->fdes, g->nfdes,
-				g->fres);
+	*size = sframe_enc_size(g->mach->arch, g->fdes, g->nfdes, g->fres);
 	*bytes = malloc(*size);
 	if (!*bytes)
 		return gen_fail(g, EXIT_USAGE, "out of memory");
-	sframe_encode(&sframe_arch_x86_64, g->fdes, g->nfdes, g->fres,
+	sframe_encode(g->mach->arch, g->fdes, g->nfdes, g->fres,
 		      g->eh_addr, *bytes, *size);
 	if (*size > U32_MAX ||
 	    sframe_validate(sec, *bytes, (u32)*size, g->eh_addr,
@@ -137,6 +136,7 @@ void gen_free(struct gen *g)
 	free(g->rows);
 	free(g->fdes);
 	free(g->fres);
+	free(g->signs);
 }
 
 /*
@@ -199,8 +199,9 @@ int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
 	ret = gen_in_memory(&g, path, file, file_size, fill, &bytes, &size, msg,
 			    msg_size);
 	if (!ret) {
-		*out = sframe_container(bytes, size, g.eh_addr, g.note,
-					g.note_size, out_size);
+		*out = sframe_container(bytes, size, g.mach->e_machine,
+					g.eh_addr, g.note, g.note_size,
+					out_size);
 		if (!*out) {
 			snprintf(msg, msg_size, "out of memory");
 			ret = EXIT_USAGE;

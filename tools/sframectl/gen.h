@@ -16,10 +16,18 @@
 #include "sframectl.h"
 
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
-#define GEN_REG_RBP		6
 #define GEN_REG_RSP		7
 #define GEN_REG_RIP		16
 #define GEN_AMD64_PLT_ENTRY	16
+
+/* What gen needs to know of an input's machine. */
+struct gen_machine {
+	u16 e_machine;
+	const struct sframe_arch *arch;	/* registers, ABI, fixed RA */
+	u8 ra_column;			/* DWARF return address column */
+	bool plt_expression;		/* ld's PLT CFA expression (x86-64) */
+	bool ra_signing;		/* DW_CFA_AARCH64_negate_ra_state */
+};
 
 /* Why a function (DWARF FDE) is left out of the section. */
 enum gen_skip {
@@ -50,11 +58,18 @@ struct gen_row {
 	u8 plt_split;			/* PLT: entry offset where CFA grows */
 };
 
-/* A DWARF FDE's address range, and its place in .eh_frame. */
+/*
+ * A DWARF FDE's address range, and its CFI instructions (the CIE's
+ * initial ones first): on AArch64 gen reads the RA signing state there,
+ * which libdw does not report.
+ */
 struct gen_func {
 	u64 lo;
 	u64 hi;
 	bool overlaps;
+	const u8 *cie_ins, *cie_ins_end;
+	const u8 *ins, *ins_end;
+	u64 code_align;
 };
 
 struct gen_stats {
@@ -72,6 +87,7 @@ struct gen_stats {
 
 struct gen {
 	const char *path;
+	const struct gen_machine *mach;
 	unsigned char *image;
 	size_t image_size;
 	bool borrowed;			/* image is the caller's: copy to write */
@@ -90,6 +106,8 @@ struct gen {
 	u32 nfdes, fdes_cap;
 	struct sframe_enc_fre *fres;
 	u32 nfres, fres_cap;
+	u64 *signs;			/* where a function's RA signing flips */
+	u32 nsigns, signs_cap;
 	struct gen_stats stats;
 	/*
 	 * --fill: only the functions the object's own .sframe does not
@@ -115,6 +133,9 @@ void gen_free(struct gen *g);
 
 /* ehframe.c: the object and its .eh_frame's functions. */
 int gen_read_eh_frame(struct gen *g);
+
+/* ra_state.c: where @f's return address is signed (AArch64). */
+bool gen_ra_signing(struct gen *g, const struct gen_func *f);
 
 /* cfi.c: one function's CFI rows as SFrame FDEs and FREs. */
 int gen_translate_func(struct gen *g, const struct gen_func *f);

@@ -64,14 +64,16 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 
 Elf_Scn *sframe_elf_section(Elf *elf, const char *want, u32 type,
 			    GElf_Shdr *sh);
+bool sframe_elf_reloc(unsigned int machine, unsigned int type,
+		      unsigned int *bytes, bool *pcrel);
 bool sframe_elf_build_id(const unsigned char *d, size_t size,
 			 const unsigned char **id, size_t *len);
 
 void sframe_dump(FILE *out, const struct sframe_section *sec,
 		 const char *name);
 
-u8 *sframe_container(const u8 *sec, size_t size, u64 vaddr, const u8 *note,
-		     size_t note_size, size_t *out_size);
+u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
+		     const u8 *note, size_t note_size, size_t *out_size);
 
 int sframe_gen_command(int argc, char **argv);
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
