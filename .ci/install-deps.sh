@@ -22,6 +22,7 @@ packages="
 	gzip
 	kmod
 	libclang-rt-14-dev
+	libc6-arm64-cross
 	libdw-dev
 	libelf-dev
 	libssl-dev

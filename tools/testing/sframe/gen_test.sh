@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sframectl gen: its SFrame sections agree with the assembler's own on the
-# fixtures, `check` accepts them for every fixture and this machine's
-# big libraries, the bytes it writes for some fixtures are pinned, and bad
-# input gets a reason, never a crash.
+# x86-64 and AArch64 fixtures, `check` accepts them for every fixture and
+# this machine's big libraries, the bytes it writes for some fixtures are
+# pinned, and bad input gets a reason, never a crash.
 #
 # usage: gen_test.sh SFRAMECTL FIXTURES_DIR
 #
@@ -16,6 +16,10 @@ FX=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 MIN_AGREEMENT=99
+# The AArch64 fixtures and arm64 workloads, in this tree.
+TT=$(cd "$(dirname "$0")/.." && pwd)
+A64=$TT/sframe/fixtures/aarch64
+A64W=$TT/workloads/aarch64
 . "$(dirname "$0")/tap.sh"
 
 # gen_fails STATUS TEXT NAME ARGS...: gen ARGS must exit STATUS saying TEXT.
@@ -105,13 +109,16 @@ ok $? "gen --stats libc.so.6: thousands of functions covered, signal FDEs counte
 sed 's/^/# /' "$TMP/stats"
 
 # The bytes gen writes are pinned, raw and in the sidecar file, for
-# objects with flex, PC-mask and signal FDEs, a relocated .eh_frame and a
-# static program: the encoder's choices (address and word sizes, one FRE
-# per change of rule) and the container's layout change only on purpose.
+# objects with flex, PC-mask and signal FDEs, a relocated .eh_frame, a
+# static program and AArch64 ones with signed return addresses: the
+# encoder's choices (address and word sizes, one FRE per change of rule)
+# and the container's layout change only on purpose.
 while read -r want form name; do
 	args=
 	[ "$form" = raw ] && args=--raw
-	"$SFRAMECTL" gen $args "$FX/$name" -o "$TMP/pinned" 2>"$TMP/err"
+	path=$FX/$name
+	case $name in aarch64/*) path=$A64/${name#aarch64/} ;; esac
+	"$SFRAMECTL" gen $args "$path" -o "$TMP/pinned" 2>"$TMP/err"
 	got=$(sha256sum <"$TMP/pinned" | cut -d' ' -f1)
 	[ "$got" = "$want" ] && [ ! -s "$TMP/err" ]
 	ok $? "gen ${args:+--raw }$name: the bytes pinned (sha256 ${got:0:12})"
@@ -124,7 +131,67 @@ b9601edb19c378f6f20a9cc66a2ba49d2d2d8267b4af1423ab715a822322abe8 elf sframe/trix
 9a56a874b2cbdb82ceac492cf084fbc86ff824f47e653fb1dbf70c5129caac25 raw sframe/trixie-2.44/prog-static
 c2edb09c07df3149a81c27d95959bc16a803a9f45b4386e2eb3100448bc25cf5 elf workloads/nosframe/libdeepso.so
 5e64877a71d6420a1151e13ebcc81d0dc6a6317e2d861a98c9b5bddd213707bc raw workloads/nosframe/libdeepso.so
+2713af0019e58f099470ff050abdb75b01e0e73759ef08a34a6b7d2a43f94f1c elf aarch64/sid-2.47.50/prog-pac
+ef6827c713ef3a098ff0e8c238c0778fc52a21bd0bbf7720ce357de90a5e1241 raw aarch64/sid-2.47.50/hand.o
 SUMS
+
+# AArch64: gen's section against the cross assemblers' own, from the
+# fixtures (fixtures/aarch64) and the arm64 workloads, at instruction
+# addresses: CFA from SP or x29, x29 and x30 saved at the CFA or not, and
+# the signed-RA bit where DW_CFA_AARCH64_negate_ra_state says.  Objects
+# whose .sframe is unrelocated for sframectl (v1 and v2 .o) are left out.
+a64_insns() {
+	aarch64-linux-gnu-objdump -d -w --no-show-raw-insn "$1" |
+		awk '/^ *[0-9a-f]+:\t/ { sub(":", "", $1); print $1 }'
+}
+for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/*.o \
+	   "$A64W"/v*/*); do
+	a64_insns "$f" >"$TMP/at"
+	"$SFRAMECTL" gen --compare --at "$TMP/at" "$f" >"$TMP/cmp" 2>"$TMP/err"
+	st=$?
+	pct=$(sed -n 's/.*: agreement \([0-9.]*\)%.*/\1/p' "$TMP/cmp")
+	sed -n 's/^  differ/# differ/p' "$TMP/cmp"
+	[ $st = 0 ] && [ ! -s "$TMP/err" ] && [ -s "$TMP/at" ] &&
+		[ "$pct" = 100.00 ]
+	ok $? "gen agrees with aarch64 ${f#"$TT"/}'s .sframe at every instruction ($pct%)"
+done
+
+# The functions ld describes come out of gen as the same dump lines, their
+# signed-RA marks included; hand.o's outermost and signal functions too
+# (the newest assembler encodes .cfi_undefined x30).
+fde_blocks() {
+	"$SFRAMECTL" dump "$1" | awk '/func idx/ { sub(/func idx \[[0-9]+\]/, "func") }
+		/^$/ { if (b != "") print b; b = ""; next }
+		b != "" || /func/ { b = b $0 "|" } END { if (b != "") print b }' |
+		grep '^    func' | sort
+}
+for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/hand.o); do
+	"$SFRAMECTL" gen -o "$TMP/a64.sframe.o" "$f" 2>"$TMP/err"
+	fde_blocks "$f" >"$TMP/want"
+	fde_blocks "$TMP/a64.sframe.o" >"$TMP/got"
+	[ -s "$TMP/want" ] && [ ! -s "$TMP/err" ] &&
+		[ -z "$(comm -23 "$TMP/want" "$TMP/got")" ]
+	ok $? "gen aarch64 ${f#"$A64"/}: every FDE of its own section, FRE for FRE ($(wc -l <"$TMP/want") FDEs)"
+	comm -23 "$TMP/want" "$TMP/got" | tr '|' '\n' | sed 's/^/# missing: /'
+done
+"$SFRAMECTL" gen -o "$TMP/a64.sframe.o" "$A64"/sid-*/hand.o
+"$SFRAMECTL" dump "$TMP/a64.sframe.o" >"$TMP/dump"
+grep -q 'sp+32     c-32      c-24\[s\]' "$TMP/dump" &&
+	grep -q 'RA undefined' "$TMP/dump" && grep -q 'attr = "S"' "$TMP/dump" &&
+	readelf -h "$TMP/a64.sframe.o" | grep -q 'Machine: *AArch64'
+ok $? "gen aarch64 hand.o: signed RA, outermost and signal FDEs, an AArch64 container"
+
+# check accepts what gen makes of every arm64 object, Debian 12's arm64
+# libc (libc6-arm64-cross, from install-deps.sh) and ld.so among them.
+a64_libs="/usr/aarch64-linux-gnu/lib/libc.so.6
+	  /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1"
+for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/*-*/*.o \
+	   "$A64W"/*/*) $a64_libs; do
+	[ -e "$f" ] &&
+		"$SFRAMECTL" gen "$f" -o "$TMP/out" 2>"$TMP/err" &&
+		"$SFRAMECTL" check "$TMP/out" >/dev/null && [ ! -s "$TMP/err" ]
+	ok $? "gen ${f#"$TT"/}: check accepts the AArch64 output"
+done
 
 # 3. Bad input.  A CIE whose length points past the end of .eh_frame:
 damage() {
