@@ -144,8 +144,7 @@ a64_insns() {
 	aarch64-linux-gnu-objdump -d -w --no-show-raw-insn "$1" |
 		awk '/^ *[0-9a-f]+:\t/ { sub(":", "", $1); print $1 }'
 }
-for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/*.o \
-	   "$A64W"/v*/*); do
+for f in "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/*.o "$A64W"/v*/*; do
 	a64_insns "$f" >"$TMP/at"
 	"$SFRAMECTL" gen --compare --at "$TMP/at" "$f" >"$TMP/cmp" 2>"$TMP/err"
 	st=$?
@@ -165,7 +164,7 @@ fde_blocks() {
 		b != "" || /func/ { b = b $0 "|" } END { if (b != "") print b }' |
 		grep '^    func' | sort
 }
-for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/hand.o); do
+for f in "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/sid-*/hand.o; do
 	"$SFRAMECTL" gen -o "$TMP/a64.sframe.o" "$f" 2>"$TMP/err"
 	fde_blocks "$f" >"$TMP/want"
 	fde_blocks "$TMP/a64.sframe.o" >"$TMP/got"
@@ -185,8 +184,8 @@ ok $? "gen aarch64 hand.o: signed RA, outermost and signal FDEs, an AArch64 cont
 # libc (libc6-arm64-cross, from install-deps.sh) and ld.so among them.
 a64_libs="/usr/aarch64-linux-gnu/lib/libc.so.6
 	  /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1"
-for f in $(ls "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/*-*/*.o \
-	   "$A64W"/*/*) $a64_libs; do
+for f in "$A64"/*-*/prog "$A64"/*-*/prog-pac "$A64"/*-*/*.o "$A64W"/*/* \
+	 $a64_libs; do
 	[ -e "$f" ] &&
 		"$SFRAMECTL" gen "$f" -o "$TMP/out" 2>"$TMP/err" &&
 		"$SFRAMECTL" check "$TMP/out" >/dev/null && [ ! -s "$TMP/err" ]
