@@ -402,10 +402,11 @@ static enum sframe_load_status elf_code(const struct elf_file *e,
 	GElf_Phdr ph;
 	unsigned int i;
 
-	if (e->be || e->ehdr.e_machine != EM_X86_64 ||
+	if (e->be || e->ehdr.e_machine != SFRAME_NATIVE_EM ||
 	    (e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN))
 		return fail(msg, msg_size, SFRAME_LOAD_INVALID,
-			    "not an x86-64 executable or shared object");
+			    "not an " SFRAME_NATIVE_NAME
+			    " executable or shared object");
 	if (!elf_phdrs_in(e))
 		return fail(msg, msg_size, SFRAME_LOAD_INVALID,
 			    "ELF program headers out of bounds");
@@ -428,7 +429,7 @@ static enum sframe_load_status elf_code(const struct elf_file *e,
 }
 
 /*
- * The executable PT_LOAD segments of the x86-64 ELF object in @d, what the
+ * The executable PT_LOAD segments of the native ELF object in @d, what the
  * kernel computes load biases from and checks a sidecar against; and
  * whether it has its own PT_GNU_SFRAME.
  */

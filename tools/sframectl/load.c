@@ -379,7 +379,7 @@ struct candidates {
 
 static struct candidates cands;
 
-/* Executable or shared x86-64 ELF, by its first bytes. */
+/* Executable or shared ELF of this machine, by its first bytes. */
 static bool looks_elf(const char *path)
 {
 	unsigned char h[20];
@@ -390,8 +390,8 @@ static bool looks_elf(const char *path)
 		return false;
 	ok = pread(fd, h, sizeof(h), 0) == sizeof(h) &&
 	     !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1 &&
-	     (h[16] == 2 || h[16] == 3) && h[17] == 0 && h[18] == 62 &&
-	     h[19] == 0;
+	     (h[16] == 2 || h[16] == 3) && h[17] == 0 &&
+	     h[18] == (SFRAME_NATIVE_EM & 0xff) && h[19] == SFRAME_NATIVE_EM >> 8;
 	close(fd);
 	return ok;
 }

@@ -14,6 +14,18 @@
 #define EXIT_INVALID	1
 #define EXIT_USAGE	2
 
+/*
+ * The machine of the objects whose sidecars load, serve and the vDSO
+ * command hand to this machine's module; dump, check and gen read either.
+ */
+#if defined(__aarch64__)
+#define SFRAME_NATIVE_EM	EM_AARCH64
+#define SFRAME_NATIVE_NAME	"AArch64"
+#else
+#define SFRAME_NATIVE_EM	EM_X86_64
+#define SFRAME_NATIVE_NAME	"x86-64"
+#endif
+
 /* An SFrame section taken out of a file, relocated where needed. */
 struct sframe_input {
 	const char *path;

@@ -72,11 +72,12 @@ static unsigned char *vdso_copy(size_t *size, char *msg, size_t msg_size)
 	}
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_machine != EM_X86_64 ||
+	    eh->e_machine != SFRAME_NATIVE_EM ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh->e_phnum > VDSO_MAX_PHDRS ||
 	    eh->e_phoff > VDSO_MAX_SIZE || eh->e_shoff > VDSO_MAX_SIZE) {
-		snprintf(msg, msg_size, "the vDSO is not a 64-bit x86-64 ELF image");
+		snprintf(msg, msg_size, "the vDSO is not a 64-bit %s ELF image",
+			 SFRAME_NATIVE_NAME);
 		return NULL;
 	}
 	end = vdso_extent(eh);
