@@ -19,8 +19,10 @@ packages="
 	dwarves
 	file
 	flex
+	gcc-aarch64-linux-gnu
 	gzip
 	kmod
+	libc6-dev-arm64-cross
 	libclang-rt-14-dev
 	libc6-arm64-cross
 	libdw-dev
@@ -32,6 +34,7 @@ packages="
 	llvm
 	python3
 	python3-docutils
+	qemu-system-arm
 	qemu-system-x86
 	rsync
 	sparse

@@ -12,13 +12,14 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import bpfcheck, channel, console, forkcheck, initramfs, kmods, ktap, machinecode, \
-    scenario, stackcheck  # noqa: E402
+from vmlib import arch, bpfcheck, channel, console, forkcheck, initramfs, kmods, ktap, \
+    machinecode, scenario, stackcheck, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -63,6 +64,16 @@ class StackCheckTest(unittest.TestCase):
         short = perf_sample(("leaf_spin", "d"), ("cmp_spin", "d"), ("msort", libc),
                             ("via_qsort", "d"), ("r", "d"), ("main", "d"))
         self.assertEqual(stackcheck.completeness(expect, good + short), (1, 2))
+
+    def test_arm64_sigreturn_is_in_the_vdso(self):
+        expect = "expect: leaf_spin <sigreturn> <libc> in_signal main\n"
+        libc = "/lib/aarch64-linux-gnu/libc.so.6"
+        good = perf_sample(("leaf_spin", "d"), ("__kernel_rt_sigreturn", "[vdso]"),
+                           ("[unknown]", libc), ("raise", libc), ("in_signal", "d"),
+                           ("main", "d"))
+        lost = perf_sample(("leaf_spin", "d"), ("__kernel_rt_sigreturn", "[vdso]"),
+                           ("in_signal", "d"), ("main", "d"))
+        self.assertEqual(stackcheck.completeness(expect, good + lost), (1, 2))
 
     def test_trailing_wildcard_is_optional(self):
         expect = "expect: leaf_spin thread_main <libc>\n"
@@ -409,6 +420,19 @@ class KmodsTest(unittest.TestCase):
             self.assertTrue(s.runs_on("debian-6.1"))
             self.assertFalse(s.runs_on("debug", full=True))
 
+    def test_all_is_amd64(self):
+        def header(kernels):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "s.sh")
+                with open(path, "w") as f:
+                    f.write(f"#!/bin/sh\n# s: x\n# kernels: {kernels}\n")
+                return scenario.Scenario(path)
+        everywhere, named = header("all"), header("arm64-debian-6.1")
+        self.assertTrue(everywhere.runs_on("debian-6.1", True, "amd64"))
+        self.assertFalse(everywhere.runs_on("arm64-debian-6.1", True, "arm64"))
+        self.assertTrue(named.runs_on("arm64-debian-6.1", False, "arm64"))
+        self.assertFalse(named.runs_on("arm64-debian-6.12", True, "arm64"))
+
     def test_from_a_cached_image_package(self):
         release = "6.12.0-test-amd64"
         with tempfile.TemporaryDirectory() as tmp:
@@ -461,6 +485,32 @@ class KmodsTest(unittest.TestCase):
             self.assertEqual(kmods.stock_modules(kernel, os.path.join(tmp, "c"), ["fuse"]), [])
             with self.assertRaises(HarnessError):
                 kmods.stock_modules(kernel, os.path.join(tmp, "c"), ["overlay"])
+
+class TestArch(unittest.TestCase):
+    """vmlib/arch.py and vmlib/sysroot.py: what differs for an arm64 guest."""
+
+    def test_channel_file(self):
+        args = arch.ARM64.qemu_channel("/r/channel.log")
+        self.assertIn("file,id=channel,path=/r/channel.log", args)
+        self.assertEqual(arch.AMD64.qemu_channel("/r/c"), ["-serial", "file:/r/c"])
+
+    def test_first_alternatives(self):
+        depends = "libc6 (>= 2.34), libperl5.36 (>= 5.36.0) | perl-base, perl:any"
+        self.assertEqual(sysroot._first_alternatives(depends),
+                         ["libc6", "libperl5.36", "perl"])
+
+    def test_aarch64_calls(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            elf = os.path.join(tmp, "a")
+            with open(elf, "wb") as f:
+                f.write(b"\x7fELF" + bytes(14) + (183).to_bytes(2, "little"))
+            with unittest.mock.patch.object(machinecode, "_disassembly", return_value=(
+                    "0000000000001310 <g>:\n    1328:\tbl\t1250 <f>\n\n"
+                    "0000000000001400 <h>:\n    1404:\tb\t1250 <f>\n")):
+                self.assertTrue(machinecode._reaches(elf, "g", "f", "call"))
+                self.assertFalse(machinecode._reaches(elf, "g", "f", "jmp"))
+                self.assertTrue(machinecode.only_tail_calls(elf, "h", "f"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,7 @@
 # vmtest guest library, sourced by /init and every scenario script.
 # Scenarios report with result/metric/artefact; the host reads the channel
-# port (ttyS1) where these land, the console (ttyS0) is for people and for
-# the kernel's own messages.
+# port (ttyS1; arm64: hvc0, settings' CHANNEL) where these land, the console
+# (ttyS0, ttyAMA0) is for people and for the kernel's own messages.
 
 CHANNEL=/dev/ttyS1
 . /vmtest/settings

@@ -50,11 +50,12 @@ def debian_mirror(suite="bookworm"):
 
 
 class PrivateApt:
-    """apt-get/apt-cache confined to one suite, with all state in root."""
+    """apt-get/apt-cache confined to one suite and architecture, state in root."""
 
-    def __init__(self, root, suite):
+    def __init__(self, root, suite, arch="amd64"):
         self.root = root
         self.suite = suite
+        self.arch = arch
         self.sources = os.path.join(root, "sources.list")
         for sub in ("parts", "state/lists/partial", "cache/archives/partial", "debs"):
             os.makedirs(os.path.join(root, sub), exist_ok=True)
@@ -71,8 +72,8 @@ class PrivateApt:
             "Dir::State": os.path.join(self.root, "state"),
             "Dir::State::status": os.path.join(self.root, "state/status"),
             "Dir::Cache": os.path.join(self.root, "cache"),
-            "APT::Architecture": "amd64",
-            "APT::Architectures": "amd64",
+            "APT::Architecture": self.arch,
+            "APT::Architectures": self.arch,
             "Acquire::Languages": "none",
             "Debug::NoLocking": "1",
         }

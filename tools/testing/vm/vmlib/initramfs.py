@@ -1,7 +1,9 @@
 """Build the guest's initramfs: busybox, perf, workloads, modules, scenarios.
 
 Dynamic programs are copied with every library ldd names and the loader, at
-the paths ldd prints, so they run unchanged in the guest.  Debian's python3
+the paths ldd prints, so they run unchanged in the guest.  For a guest of
+another architecture (arm64) busybox, perf and the libraries come from
+that architecture's Debian packages instead (vmlib/sysroot.py).  Debian's python3
 comes along only for scenarios that declare "needs: python".
 """
 
@@ -83,8 +85,9 @@ def is_elf(path):
 class Initramfs:
     """A staging tree that becomes a gzip'd newc cpio archive."""
 
-    def __init__(self, staging):
+    def __init__(self, staging, sysroot=None):
         self.root = staging
+        self.sysroot = sysroot          # a Sysroot for a foreign guest, else None
         shutil.rmtree(staging, ignore_errors=True)
         for d in ("bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp",
                   "modules", "vmtest/scenarios", "mnt"):
@@ -101,12 +104,27 @@ class Initramfs:
 
     def add_libraries_of(self, binary):
         """Copy the shared libraries binary needs, once each."""
-        for lib in shared_libraries(binary):
+        if self.sysroot:
+            libs = [(self.sysroot.path(lib), lib) for lib in self.sysroot.libraries(binary)]
+        else:
+            libs = [(lib, lib) for lib in shared_libraries(binary)]
+        for src, lib in libs:
             if not os.path.exists(os.path.join(self.root, lib.lstrip("/"))):
-                self.add_file(lib, lib)
+                self.add_file(src, lib)
 
     def add_busybox(self):
-        """Install busybox-static as /bin/busybox plus its applet links."""
+        """Install busybox-static as /bin/busybox plus its applet links.
+
+        A foreign guest's busybox cannot list its applets here: it gets
+        /bin/sh only, and /init installs the other links at boot.
+        """
+        if self.sysroot:
+            self.sysroot.install("busybox-static")
+            self.add_file(self.sysroot.path("/bin/busybox"), "/bin/busybox")
+            if self.sysroot.libraries(self.sysroot.path("/bin/busybox")):
+                raise HarnessError("the guest's busybox-static is not static")
+            os.symlink("busybox", os.path.join(self.root, "bin/sh"))
+            return
         busybox = need_tool("busybox")
         if shared_libraries(busybox):
             raise HarnessError(f"{busybox} is not static: install busybox-static")
@@ -120,7 +138,11 @@ class Initramfs:
 
     def add_perf(self):
         """Install the real perf binary as /usr/bin/perf with its libraries."""
-        perf = find_perf()
+        if self.sysroot:
+            self.sysroot.install("linux-perf")
+            perf = self.sysroot.path("/usr/bin/perf")
+        else:
+            perf = find_perf()
         self.add_file(perf, "/usr/bin/perf")
         self.add_libraries_of(perf)
 

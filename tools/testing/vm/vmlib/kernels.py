@@ -22,21 +22,31 @@ KERNELS = {
     "debian-6.12": ("bookworm-backports", "debian"),
     "debug": ("bookworm-backports", "debug"),
     "debian-7.x": ("sid", "debian"),
+    "arm64-debian-6.1": ("bookworm", "debian"),
+    "arm64-debian-6.12": ("bookworm-backports", "debian"),
 }
 DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debug"]
-EXPLICIT_ONLY = {"debian-7.x"}
+EXPLICIT_ONLY = {"debian-7.x", "arm64-debian-6.1", "arm64-debian-6.12"}
+# the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
+ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
+
+
+def arch_of(name):
+    """Return the Debian architecture of the kernel called name."""
+    return ARCH_OF.get(name, "amd64")
 
 
 class Kernel:
     """A prepared kernel: what to boot and what to build modules against."""
 
-    def __init__(self, name, release, bzimage, kdir, has_kunit, notes=""):
+    def __init__(self, name, release, bzimage, kdir, has_kunit, notes="", arch="amd64"):
         self.name = name
         self.release = release
-        self.bzimage = bzimage
+        self.bzimage = bzimage          # what QEMU's -kernel boots (arm64: Image)
         self.kdir = kdir
         self.has_kunit = has_kunit
         self.notes = notes
+        self.arch = arch
 
     def save(self, path):
         """Write this description as JSON to path."""
@@ -89,7 +99,7 @@ def extract_deb(deb, dest, members=None):
         raise HarnessError(f"extracting {members} from {deb} failed")
 
 
-def _relink_absolute_symlinks(root):
+def relink_absolute_symlinks(root):
     """Make absolute symlinks under root point inside root, relatively."""
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
@@ -140,19 +150,31 @@ def _deb_with_vmlinuz(apt, image, version, release):
     raise HarnessError(f"no package of {image} holds a vmlinuz for {release}")
 
 
+def private_apt(cache, suite, arch="amd64"):
+    """Return the cache's PrivateApt for suite and arch (amd64: apt/SUITE)."""
+    sub = suite if arch == "amd64" else f"{suite}-{arch}"
+    return PrivateApt(os.path.join(cache, "apt", sub), suite, arch)
+
+
 def fetch_debian(name, cache, refresh=False):
-    """Download and unpack a stock Debian kernel with its headers."""
+    """Download and unpack a stock Debian kernel with its headers.
+
+    For another architecture, kbuild's host programs (fixdep, modpost)
+    come from the amd64 linux-kbuild package of the same version, which
+    the headers' scripts/ and tools/ links point into as they do on amd64.
+    """
     suite = KERNELS[name][0]
+    arch = arch_of(name)
     desc = os.path.join(cache, "kernels", name, "kernel.json")
     kernel = None if refresh else Kernel.load(desc)
     if kernel:
         return kernel
-    apt = PrivateApt(os.path.join(cache, "apt", suite), suite)
+    apt = private_apt(cache, suite, arch)
     apt.update(force=refresh)
     try:
-        image, version = _pick(apt.depends("linux-image-amd64"), "linux-image-")
+        image, version = _pick(apt.depends(f"linux-image-{arch}"), "linux-image-")
     except HarnessError as e:
-        raise KernelUnavailable(f"{suite} has no linux-image-amd64: {e}") from e
+        raise KernelUnavailable(f"{suite} has no linux-image-{arch}: {e}") from e
     release = image[len("linux-image-"):]
     headers = f"linux-headers-{release}"
     hdeps = apt.depends(headers)
@@ -163,14 +185,19 @@ def fetch_debian(name, cache, refresh=False):
     log(f"{name}: downloading {image} {version}")
     deb, member = _deb_with_vmlinuz(apt, image, version, release)
     extract_deb(deb, root, [member])
-    for pkg, ver in [(headers, version), common, kbuild]:
+    for pkg, ver in [(headers, version), common]:
         extract_deb(apt.download(pkg, ver), root)
-    _relink_absolute_symlinks(root)
+    host_apt = apt
+    if arch != "amd64":
+        host_apt = private_apt(cache, suite)
+        host_apt.update(force=refresh)
+    extract_deb(host_apt.download(*kbuild), root)
+    relink_absolute_symlinks(root)
     kdir = os.path.join(root, "usr/src", headers)
     _rewrite_absolute_paths(kdir, root)
     kernel = Kernel(name, release, os.path.normpath(os.path.join(root, member)), kdir,
                     has_kunit=False,
-                    notes=f"Debian {suite} {version}")
+                    notes=f"Debian {suite} {arch} {version}", arch=arch)
     kernel.save(desc)
     return kernel
 

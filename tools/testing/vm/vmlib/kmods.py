@@ -16,8 +16,7 @@ import os
 import shutil
 import subprocess
 
-from .apt import PrivateApt
-from .kernels import KERNELS, extract_deb
+from .kernels import KERNELS, extract_deb, private_apt
 from .util import HarnessError, run
 
 SUFFIXES = (".ko", ".ko.xz", ".ko.zst")
@@ -78,7 +77,7 @@ class _Package:
         suite, kind = KERNELS[self.kernel.name]
         if kind != "debian":
             raise HarnessError(f"{self.kernel.name} is not a Debian kernel: no image package")
-        apt = PrivateApt(os.path.join(self.cache, "apt", suite), suite)
+        apt = private_apt(self.cache, suite, self.kernel.arch)
         package = f"linux-image-{release}"
         return apt.download(package, apt.candidate(package))
 

@@ -40,9 +40,21 @@ def project_workloads_dir():
     return os.path.join(cache_dir(), "workloads")
 
 
+# by ELF e_machine: the objdump that reads it, its call and jump mnemonics
+AARCH64 = 183
+OBJDUMP = {AARCH64: "aarch64-linux-gnu-objdump"}
+MNEMONICS = {AARCH64: {"call": "bl", "jmp": "b"}}
+
+
+def _machine(binary):
+    with open(binary, "rb") as f:
+        return int.from_bytes(f.read(20)[18:20], "little")
+
+
 @functools.lru_cache(maxsize=None)
 def _disassembly(binary):
-    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary],
+    objdump = OBJDUMP.get(_machine(binary), "objdump")
+    return subprocess.run([objdump, "-d", "--no-show-raw-insn", binary],
                           capture_output=True, text=True, check=True).stdout
 
 
@@ -55,6 +67,7 @@ def _body(binary, func):
 
 
 def _reaches(binary, caller, callee, how):
+    how = MNEMONICS.get(_machine(binary), {}).get(how, how)
     return re.search(rf"\b{how}\s+[0-9a-f]+ <{re.escape(callee)}>",
                      _body(binary, caller)) is not None
 
@@ -94,10 +107,10 @@ def realised_expect(expect_text, binary):
     return "\n".join(drop_tail(line) for line in text.split("\n"))
 
 
-def realise_artefacts(run, binary):
-    """Correct every PATTERN.expect artefact of run for binary's machine code."""
+def realise_artefacts(run, binary, prefix=""):
+    """Correct every PREFIXPATTERN.expect artefact of run for binary's machine code."""
     for name, data in list(run.artefacts.items()):
-        if name.endswith(".expect"):
+        if name.startswith(prefix) and name.endswith(".expect"):
             run.artefacts[name] = realised_expect(data.decode(), binary).encode()
 
 

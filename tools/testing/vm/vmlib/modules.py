@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 
+from .arch import ARCHES
 from .util import HarnessError, run
 
 SKIP_DIRS = {".git", "results"}
@@ -37,7 +38,8 @@ def build_modules(repo, kernel, workdir, logfile):
                     ignore=lambda d, names: [n for n in names if n in SKIP_DIRS])
     kdir = os.path.join(workdir, "kernel")
     jobs = str(os.cpu_count() or 2)
-    run(["make", "-C", kdir, f"KDIR={kernel.kdir}", f"-j{jobs}"], logfile=logfile)
+    run(["make", "-C", kdir, f"KDIR={kernel.kdir}", f"-j{jobs}"] +
+        ARCHES[kernel.arch].make_vars, logfile=logfile)
     kos = glob.glob(os.path.join(kdir, "**", "*.ko"), recursive=True)
     if not kos:
         raise HarnessError(f"make -C kernel built no .ko (see {logfile})")

@@ -1,24 +1,24 @@
-"""Boot a kernel and initramfs under QEMU (TCG) with two serial ports.
+"""Boot a kernel and initramfs under QEMU (TCG) with a console and a channel.
 
-ttyS0 (the console) goes to console.log, ttyS1 (the channel scenarios
-report on) to channel.log.  The boot has a hard time limit and is also
-stopped when the guest stays silent on both ports for too long.
+The console (amd64: ttyS0, arm64: ttyAMA0) goes to console.log, the
+channel scenarios report on (ttyS1, hvc0: vmlib/arch.py) to channel.log.
+The boot has a hard time limit and is also stopped when the guest stays
+silent on both ports for too long.
 """
 
 import os
 import subprocess
 import time
 
+from .arch import ARCHES
 from .util import need_tool
 
 POLL_SECONDS = 5
 # a guest silent on both ports this long is taken as hung (a scenario that
 # legitimately runs longer must print something meanwhile)
 IDLE_TIMEOUT = int(os.environ.get("VMTEST_IDLE_TIMEOUT", "300"))
-# single-threaded TCG: MTTCG races with the kernel's int3 code patching
-QEMU_ACCEL = "tcg,thread=single"
 KERNEL_ARGS = [
-    "console=ttyS0,115200", "rdinit=/init", "panic=-1", "printk.time=1",
+    "rdinit=/init", "panic=-1", "printk.time=1",
     "loglevel=7", "no_hash_pointers", "8250.nr_uarts=4",
 ]
 
@@ -69,17 +69,20 @@ def _watch(proc, logs, timeout, idle_timeout):
 
 
 def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memory="2G",
-         idle_timeout=IDLE_TIMEOUT, disks=()):
+         idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64"):
     """Run QEMU until the guest stops, timeout passes or it goes silent.
 
     disks are raw images attached as virtio disks, in order (vda, vdb, ...).
     """
-    qemu = need_tool("qemu-system-x86_64")
-    cmd = [qemu, "-accel", QEMU_ACCEL, "-smp", "2", "-m", memory,
-           "-nographic", "-no-reboot", "-monitor", "none", "-nic", "none",
-           "-serial", "stdio", "-serial", f"file:{channel_log}",
-           "-kernel", bzimage, "-initrd", initrd,
-           "-append", " ".join(KERNEL_ARGS + list(extra_args))]
+    guest = ARCHES[arch]
+    qemu = need_tool(guest.qemu)
+    console = [f"console={guest.console},115200"]
+    cmd = [qemu] + guest.machine + ["-smp", "2", "-m", memory,
+                                    "-nographic", "-no-reboot", "-monitor", "none",
+                                    "-nic", "none", "-serial", "stdio"] + \
+        guest.qemu_channel(channel_log) + \
+        ["-kernel", bzimage, "-initrd", initrd,
+         "-append", " ".join(console + KERNEL_ARGS + list(extra_args))]
     for disk in disks:
         cmd += ["-drive", f"file={disk},format=raw,if=virtio"]
     start = time.monotonic()

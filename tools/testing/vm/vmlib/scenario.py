@@ -1,8 +1,10 @@
 """Scenarios: guest scripts in scenarios/<name>.sh with an optional host half.
 
 A scenario's header comments declare what it needs:
-    # needs: module kunit      (project modules / KUnit modules must exist)
-    # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run)
+    # needs: module kunit probe  (project modules / KUnit modules / the
+                                 harness's probe module must exist)
+    # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run;
+                                 all: every amd64 kernel, arm64 ones by name)
     # default: debian-6.12 ...  (where a default run, make check, runs it;
                                  none: only when named or with --full;
                                  without it, every kernel it can run on)
@@ -57,9 +59,13 @@ class Scenario:
                 elif key == self.name and not self.summary:
                     self.summary = val.strip()
 
-    def runs_on(self, kernel, full=False):
-        """Tell whether a run (a full one: every kernel it can) includes kernel."""
-        can = "all" in self.kernels or kernel in self.kernels
+    def runs_on(self, kernel, full=False, arch="amd64"):
+        """Tell whether a run (a full one: every kernel it can) includes kernel.
+
+        arch is the kernel's: "all" names the amd64 kernels only, for the
+        scenarios' programs and fixtures are x86-64 ones.
+        """
+        can = ("all" in self.kernels and arch == "amd64") or kernel in self.kernels
         return can and (full or self.default is None or kernel in self.default)
 
     def load_check(self):

@@ -82,6 +82,9 @@ def chain_matches(frames, chain):
     if not frames:
         return False
     token, rest = chain[0], chain[1:]
+    if token == "<sigreturn>" and frames[0].dso == "[vdso]":
+        # arm64's trampoline, __kernel_rt_sigreturn, is the vDSO's
+        return chain_matches(frames[1:], rest)
     if token in ("<libc>", "<sigreturn>"):
         # one or more C library frames (the signal trampoline lives there)
         i = 0

@@ -1,0 +1,52 @@
+"""Host half of arm64-baseline: frame records give complete chains on arm64.
+
+The frame-pointer build must reach main in >= 90 % of the chain pattern's
+samples; every other pattern and the build without frame pointers are
+measured (fp-PATTERN_complete_pct, nofp-...).  What the kernel offers a
+module becomes metrics too: per function of offers.txt whether kallsyms
+names it and ftrace can trace it, and the headers' ftrace and user stack
+trace options.
+"""
+
+import os
+
+from vmlib.crossbuild import DEEP_BUILDS, deep_workloads
+from vmlib.machinecode import realise_artefacts
+from vmlib.stackcheck import PATTERNS, check_recording
+from vmlib.util import cache_dir
+
+CONFIGS = ["CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_DYNAMIC_FTRACE_WITH_ARGS",
+           "CONFIG_USER_STACKTRACE_SUPPORT"]
+
+
+def kernel_config(kdir):
+    """Return {option: value} of the kernel headers' .config."""
+    have = {}
+    with open(os.path.join(kdir, ".config")) as f:
+        for line in f:
+            key, sep, val = line.strip().partition("=")
+            if sep and key.startswith("CONFIG_"):
+                have[key] = val
+    return have
+
+
+def check(run):
+    """Assert the frame-pointer chain; measure the rest; report the offers."""
+    top = deep_workloads(cache_dir(), "arm64")
+    for build in DEEP_BUILDS:
+        realise_artefacts(run, os.path.join(top, build, "deep"), f"{build}-")
+        for pattern in PATTERNS:
+            limit = (">=", 0.90) if (build, pattern) == ("fp", "chain") else None
+            check_recording(run, f"{build}-{pattern}", limit)
+    offers = run.artefacts.get("offers.txt")
+    if offers is None:
+        run.fail("the guest sent no offers.txt")
+    else:
+        for line in offers.decode().splitlines():
+            func, *fields = line.split()
+            for field in fields:
+                key, _, val = field.partition("=")
+                run.metric(f"{func}_{key}", val.rstrip(",") or "none")
+    config = kernel_config(run.context["kdir"])
+    for option in CONFIGS:
+        run.metric(option, config.get(option, "n"))
