@@ -22,7 +22,7 @@
 
 /* Why a file's section was not cached (beyond the core's reasons). */
 enum sframe_load_fail {
-	SFRAME_LOAD_NOT_ELF,		/* not a 64-bit x86-64 ELF object */
+	SFRAME_LOAD_NOT_ELF,		/* not a 64-bit ELF object of this machine */
 	SFRAME_LOAD_READ,		/* reading the file failed */
 	SFRAME_LOAD_TOO_BIG,		/* over the section size limit */
 	SFRAME_LOAD_CACHE_FULL,		/* over the cache memory limit */
