@@ -19,6 +19,7 @@ packages="
 	dwarves
 	file
 	flex
+	gcc-aarch64-linux-gnu
 	gzip
 	kmod
 	libclang-rt-14-dev
