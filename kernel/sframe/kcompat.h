@@ -109,11 +109,8 @@ struct sframe_hook_regs;
 #endif
 
 /* What a callback was handed: NULL if ftrace saved no registers. */
-static inline struct sframe_hook_regs *
-sframe_hook_regs(SFRAME_FTRACE_CALLBACK_REGS *regs)
-{
-	return (struct sframe_hook_regs *)sframe_hook_callback_regs(regs);
-}
+#define sframe_hook_regs(regs) \
+	((struct sframe_hook_regs *)sframe_hook_callback_regs(regs))
 
 /* Argument @n of the traced function, at its entry. */
 static inline unsigned long sframe_hook_arg(struct sframe_hook_regs *r,

@@ -149,8 +149,10 @@ extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];
 /* unwind.c */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs);
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs);
+#endif
 #ifdef SFRAME_HOOK_UNWIND_USER
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);

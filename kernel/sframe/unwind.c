@@ -5,7 +5,8 @@
  * userstacktrace, stack_trace_save_user()).  They keep the stock walkers'
  * checks and walk with the SFrame step logic, reading the user stack only
  * through copy_from_user_nofault(), which also refuses when the sampled
- * task's mm is not the loaded one (nmi_uaccess_okay()).
+ * task's mm is not the loaded one (nmi_uaccess_okay(), x86-64).  The
+ * machine's part, reading its pt_regs, is sframe/arch/<arch>/user_regs.h.
  */
 #include <linux/debugfs.h>
 #include <linux/ktime.h>
@@ -157,6 +158,7 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 			 SFRAME_WALK_BATCH, sframe_perf_store, entry);
 }
 
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 struct sframe_consume {
 	stack_trace_consume_fn fn;
 	void *cookie;
@@ -180,6 +182,7 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 	/* How many it takes is the consumer's secret: one frame at a time. */
 	sframe_walk_user(regs, UINT_MAX, 1, sframe_stacktrace_store, &c);
 }
+#endif
 
 #ifdef SFRAME_HOOK_UNWIND_USER
 struct sframe_trace_store {
