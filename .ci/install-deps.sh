@@ -22,9 +22,9 @@ packages="
 	gcc-aarch64-linux-gnu
 	gzip
 	kmod
+	libc6-arm64-cross
 	libc6-dev-arm64-cross
 	libclang-rt-14-dev
-	libc6-arm64-cross
 	libdw-dev
 	libelf-dev
 	libssl-dev
