@@ -189,8 +189,63 @@ class ThroughLibcTest(unittest.TestCase):
         truncated = f"xz 7 \n\t5580870bc60c [unknown] ({xz})\n\n"
         other = f"perl 8 \n\t7f69b16b2305 __libc_start_main ({libc})\n\n"
         elsewhere = f"xz 7 \n\t5580870bc60c __libc_start_main ({xz})\n\n"
-        self.assertEqual(stackcheck.samples_through_libc(
+        self.assertEqual(stackcheck.samples_through(
             whole + truncated + other + elsewhere, "xz", "__libc_start_main"), (1, 3))
+
+    def test_another_library_by_name(self):
+        lib = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0.8.6"
+        text = (f"sqlite3 7 \n\t7f69b1871ca8 [unknown] ({lib})\n"
+                f"\t7f69b1871c00 sqlite3_step ({lib})\n\n"
+                f"sqlite3 7 \n\t7f69b1871ca8 sqlite3_step (/usr/bin/sqlite3)\n\n")
+        self.assertEqual(stackcheck.samples_through(text, "sqlite3", "sqlite3_step",
+                                                    "libsqlite3.so"), (1, 2))
+
+
+class ClientStacksTest(unittest.TestCase):
+    """Stacks printed by bpftrace and by bcc's profile (folded), weighted by count."""
+
+    BPFTRACE = """Attaching 2 probes...
+
+
+@[xz, ]: 3
+@[perl,
+        Perl_pp_add+23
+        Perl_runops_standard+26
+        perl_run+1234
+        0x55d7feb9a123
+        __libc_start_main+133
+        0x55d7feb99ab1
+]: 90
+@[perl,
+        Perl_pp_add+40
+]: 10
+@[xz,
+        lzma_code+12
+        __libc_start_main+133
+]: 7
+"""
+    FOLDED = """perl;[unknown];__libc_start_main;[unknown];perl_run;Perl_pp_add 95
+perl;[Missed User Stack] 5
+xz;lzma_code 2
+"""
+
+    def test_bpftrace_entries_weighed_by_count(self):
+        stacks = stackcheck.bpftrace_stacks(self.BPFTRACE)
+        self.assertEqual(stacks[0], ("xz", 3, []))
+        self.assertEqual(stacks[1][2][:2], ["Perl_pp_add", "Perl_runops_standard"])
+        self.assertEqual(stacks[1][2][3], "0x55d7feb9a123")
+        self.assertEqual(stackcheck.stacks_through(stacks, "perl", "__libc_start_main"),
+                         (90, 100))
+        self.assertEqual(stackcheck.stacks_through(stacks, "xz", "__libc_start_main"),
+                         (7, 10))
+
+    def test_folded_stacks_leaf_first(self):
+        stacks = stackcheck.folded_stacks(self.FOLDED)
+        self.assertEqual(stacks[0][2][0], "Perl_pp_add")
+        self.assertEqual(stackcheck.stacks_through(stacks, "perl", "__libc_start_main"),
+                         (95, 100))
+        self.assertEqual(stackcheck.stacks_through(stacks, "xz", "__libc_start_main"),
+                         (0, 2))
 
 
 class MainFrameTest(unittest.TestCase):

@@ -166,17 +166,18 @@ uptime_ms()
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
-# wait_maps REGEX LIMIT_MS: wait until a line of the module's maps
-# matches REGEX; print the milliseconds it took.  Returns 1 after LIMIT_MS
-# without one.  maps is read under RCU only, so this cannot block on the
-# module's locks.
+# wait_maps REGEX LIMIT_MS: wait until a range of the module's maps,
+# prefixed with its process's pid ("PID  start-end ..."), matches REGEX;
+# print the milliseconds it took.  Returns 1 after LIMIT_MS without one.
+# maps is read under RCU only, so this cannot block on the module's locks.
 wait_maps()
 {
 	ws_start=$(uptime_ms)
 	while :; do
 		ws_now=$(uptime_ms)
 		if timeout 5 cat /sys/kernel/debug/sframe_unwind/maps |
-		   grep -Eq "$1"; then
+		   awk '/^pid / { pid = $2; next } { print pid $0 }' |
+		   grep -E "$1" > /dev/null; then
 			echo $((ws_now - ws_start))
 			return 0
 		fi

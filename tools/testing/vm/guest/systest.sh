@@ -10,6 +10,9 @@ SERVICE=sframe-unwind
 # service first serves the 35-odd objects mapped when it started
 # (libcrypto's 10,876 FDEs among them), then perf's 20-odd.
 SIDECAR_LIMIT_MS=120000
+# A library replaced by dpkg -i: its sidecar, generated for the new file
+# (a build ID of its own), from the program's start again.
+UPGRADE_LIMIT_MS=30000
 
 # active_within SECONDS: wait for the service to be active.
 active_within()
@@ -22,45 +25,161 @@ active_within()
 	done
 }
 
+# libraries: /tmp/lib.in, 64 MB of the system's libraries to compress.
+libraries()
+{
+	[ -f /tmp/lib.in ] ||
+		cat /usr/lib/x86_64-linux-gnu/*.so* | head -c 64M > /tmp/lib.in
+}
+
 # busy NAME: start one stock program that keeps a CPU busy, its pid in
 # $busy_pid.  perl: a loop of arithmetic (Debian links its perl with
-# libperl statically); xz: compressing libraries (liblzma).
+# libperl statically); xz: compressing libraries (liblzma); sqlite3: a
+# recursive common table expression without end (libsqlite3, through
+# sqlite3_step); lzip (C++): compressing libraries.
 busy()
 {
 	case $1 in
-	perl)	perl -e 'while (1) { my $s = 0; $s += $_ * $_ for 1 .. 100000 }' &
-		busy_pid=$! ;;
-	xz)	cat /usr/lib/x86_64-linux-gnu/*.so* | head -c 64M > /tmp/xz.in
-		xz -6 -T1 -c /tmp/xz.in > /dev/null &
-		busy_pid=$! ;;
+	perl)	perl -e 'while (1) { my $s = 0; $s += $_ * $_ for 1 .. 100000 }' & ;;
+	xz)	libraries
+		xz -6 -T1 -c /tmp/lib.in > /dev/null & ;;
+	sqlite3) sqlite3 :memory: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL
+		SELECT x + 1 FROM c) SELECT count(*) FROM c;' > /dev/null & ;;
+	lzip)	libraries
+		lzip -9 -c /tmp/lib.in > /dev/null & ;;
 	esac
+	busy_pid=$!
 }
 
-# record NAME OBJECT...: start NAME, wait until each OBJECT (a file name,
-# an extended regular expression) has its sidecar in use, then `perf
-# record -a -g` for PERF_SECONDS; the samples go to the host as NAME.perf.
-record()
+# start NAME OBJECT...: busy NAME, then wait until each OBJECT (a file
+# name, an extended regular expression) has its sidecar in use.
+start()
 {
 	name=$1
 	shift
 	busy "$name"
 	for obj in "$@"; do
 		if ms=$(wait_sidecar "$obj" $SIDECAR_LIMIT_MS); then
-			metric "$(echo "$obj" | sed 's/[^a-z].*//')_sidecar_ms" "$ms"
+			metric "$(echo "$obj" | sed 's/[^a-z0-9].*//')_sidecar_ms" "$ms"
 		else
 			result fail "$name: no sidecar for $obj within $SIDECAR_LIMIT_MS ms"
 			journalctl -b -u $SERVICE -o short-monotonic | tail -20
 		fi
 	done
-	if perf record -q -a -g -e cpu-clock -F "$PERF_FREQ" -o "/tmp/$name.data" \
-		-- sleep "$PERF_SECONDS" 2> "/tmp/$name.err"; then
-		perf_script "$name"
+}
+
+# stop PID: end a busy program.
+stop()
+{
+	kill "$1"
+	wait "$1" 2> /dev/null
+}
+
+# perf_all NAME: `perf record -a -g` for PERF_SECONDS; the samples go to
+# the host as NAME.perf.
+perf_all()
+{
+	if perf record -q -a -g -e cpu-clock -F "$PERF_FREQ" -o "/tmp/$1.data" \
+		-- sleep "$PERF_SECONDS" 2> "/tmp/$1.err"; then
+		perf_script "$1"
 	else
-		cat "/tmp/$name.err"
-		result fail "perf record -a -g over $name failed"
+		cat "/tmp/$1.err"
+		result fail "perf record -a -g over $1 failed"
 	fi
-	kill "$busy_pid"
-	wait "$busy_pid" 2> /dev/null
+}
+
+# record NAME OBJECT...: start NAME and perf_all over it.
+record()
+{
+	start "$@"
+	perf_all "$1"
+	stop "$busy_pid"
+}
+
+# clients: perl and xz at once, recorded by perf, then by bpftrace and by
+# bcc's profile as they come in Debian's packages, PERF_SECONDS each; the
+# stacks go to the host as clients.perf, .bpftrace and .bcc.
+clients()
+{
+	start perl perl
+	pids=$busy_pid
+	start xz xz 'liblzma\.so\.[0-9.]+'
+	pids="$pids $busy_pid"
+	perf_all clients
+	# pid == A || pid == B
+	only=$(echo "$pids" | sed 's/\([0-9]*\)/pid == \1/g; s/ pid/ || pid/')
+	if bpftrace -e "profile:hz:99 /$only/ { @[comm, ustack] = count(); }
+		interval:s:$PERF_SECONDS { exit(); }" > /tmp/clients.bpftrace \
+		2> /tmp/bpftrace.err; then
+		artefact clients.bpftrace /tmp/clients.bpftrace
+	else
+		cat /tmp/bpftrace.err
+		result fail "bpftrace over perl and xz failed"
+	fi
+	# folded stacks of every process, their command first
+	if profile-bpfcc -U -f -F 99 "$PERF_SECONDS" > /tmp/clients.bcc \
+		2> /tmp/bcc.err; then
+		artefact clients.bcc /tmp/clients.bcc
+	else
+		cat /tmp/bcc.err
+		result fail "bcc's profile-bpfcc over perl and xz failed"
+	fi
+	for pid in $pids; do
+		stop "$pid"
+	done
+}
+
+# repack PACKAGE FILE DEB: build DEB, PACKAGE's installed files as a new
+# version whose FILE has another build ID (one byte of its note flipped).
+repack()
+{
+	tree=/tmp/repack
+	rm -rf $tree
+	mkdir -p $tree/DEBIAN
+	dpkg -L "$1" | while read -r f; do
+		[ -d "$f" ] || echo "$f"
+	done | tar -C / -cf - -T - 2> /dev/null | tar -C $tree -xf -
+	dpkg-query -s "$1" | grep -v -E '^(Status|Version):' > $tree/DEBIAN/control
+	echo "Version: $(dpkg-query -W -f '${Version}' "$1")+systest1" >> $tree/DEBIAN/control
+	perl -0777 -pi -e 's/(\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0)(.)/$1 . chr(ord($2) ^ 0xff)/se' \
+		"$tree$2"
+	if cmp -s "$2" "$tree$2"; then
+		result fail "repack: $2 has no GNU build ID note to change"
+		return 1
+	fi
+	dpkg-deb -b $tree "$3" > /dev/null
+}
+
+# upgrade: xz runs while a new liblzma5 (repack) is installed with dpkg
+# -i; xz started again must have the new file's sidecar in use within
+# UPGRADE_LIMIT_MS and complete stacks (xz-upgrade.perf).
+upgrade()
+{
+	lib=$(dpkg -L liblzma5 | grep -E '/liblzma\.so\.[0-9]+\.[0-9.]+$')
+	repack liblzma5 "$lib" /tmp/liblzma5-systest.deb || return 1
+	start xz xz 'liblzma\.so\.[0-9.]+'
+	old=$busy_pid
+	begin=$(uptime_ms)
+	if dpkg -i /tmp/liblzma5-systest.deb > /tmp/dpkg-i.log 2>&1; then
+		result ok "dpkg -i of a new liblzma5 while xz runs"
+	else
+		cat /tmp/dpkg-i.log
+		result fail "dpkg -i of a new liblzma5: exit $?"
+	fi
+	metric upgrade_dpkg_ms $(($(uptime_ms) - begin))
+	stop "$old"
+	busy xz
+	# the new xz's own ranges: "PID  start-end ... sidecar .../liblzma..."
+	if ms=$(wait_maps "^$busy_pid .* sidecar .*/liblzma\.so\.[0-9.]+\$" \
+		$UPGRADE_LIMIT_MS); then
+		metric upgrade_sidecar_ms "$ms"
+		result ok "the new liblzma's sidecar in use $ms ms after xz started, want <= $UPGRADE_LIMIT_MS"
+	else
+		result fail "no sidecar for the new liblzma within $UPGRADE_LIMIT_MS ms"
+		journalctl -b -u $SERVICE -o short-monotonic | tail -20
+	fi
+	perf_all xz-upgrade
+	stop "$busy_pid"
 }
 
 # generated WHEN: the service's "WHEN: N sidecars generated" of this boot.
@@ -96,6 +215,37 @@ gone()
 	result ok "$what: gone"
 }
 
+# record_programs: each stock program started after the service.
+record_programs()
+{
+	record perl perl
+	record xz xz 'liblzma\.so\.[0-9.]+'
+	record sqlite3 sqlite3 'libsqlite3\.so\.[0-9.]+'
+	# /usr/bin/lzip is an alternative: lzip.lzip
+	record lzip 'lzip\.lzip' 'libstdc\+\+\.so\.[0-9.]+'
+}
+
+# load_system: the module loaded afresh with sframectl load --system's
+# sidecars, for every object installed; its statistics go to the host as
+# system.stats, beside the service's (module.stats).
+load_system()
+{
+	if ! modprobe -r sframe_unwind || ! modprobe sframe_unwind; then
+		result fail "modprobe -r and modprobe sframe_unwind failed"
+		return 1
+	fi
+	begin=$(uptime_ms)
+	if sframectl load --system > /tmp/load-system.log 2>&1; then
+		result ok "sframectl load --system"
+	else
+		result fail "sframectl load --system: exit $?"
+	fi
+	metric load_system_ms $(($(uptime_ms) - begin))
+	artefact load-system.log /tmp/load-system.log
+	cat /sys/kernel/debug/sframe_unwind/stats > /tmp/system.stats
+	artefact system.stats /tmp/system.stats
+}
+
 install_phase()
 {
 	start=$(uptime_ms)
@@ -125,8 +275,9 @@ install_phase()
 		result fail "$SERVICE is not active"
 		return 1
 	fi
-	record perl perl
-	record xz xz 'liblzma\.so\.[0-9.]+'
+	record_programs
+	clients
+	upgrade
 	journalctl -b -u $SERVICE -o short-monotonic > /tmp/service.log
 	artefact service.log /tmp/service.log
 	sframe_state module
@@ -144,12 +295,12 @@ reboot_phase()
 		systemctl status $SERVICE
 		result fail "after the reboot: $SERVICE is not active"
 	fi
-	record perl perl
-	record xz xz 'liblzma\.so\.[0-9.]+'
+	record_programs
 	sframe_state module
 	systemctl stop $SERVICE
 	journalctl -b -u $SERVICE -o short-monotonic > /tmp/service.log
 	artefact service.log /tmp/service.log
+	load_system
 	at_start=$(generated "mapped at start")
 	at_exit=$(generated "at exit")
 	metric generated_at_start "$at_start"

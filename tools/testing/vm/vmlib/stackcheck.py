@@ -135,20 +135,57 @@ def samples_reaching(perf_text, comm, dso, ranges, leaf_in_dso=False, tids=None,
     return reaching, total
 
 
-def samples_through_libc(perf_text, comm, sym):
-    """Return (through, samples) of comm: how many have a user frame in libc named sym.
+def samples_through(perf_text, comm, sym, dso="libc.so"):
+    """Return (through, samples) of comm: how many have a user frame named sym in dso.
 
-    For stripped programs, whose main has no name: a walk that reached
-    __libc_start_main, which perf names by libc's dynamic symbols, went
-    through main.
+    dso is the start of the object's file name.  For stripped programs,
+    whose main has no name: a walk that reached __libc_start_main, which
+    perf names by libc's dynamic symbols, went through main.
     """
     through = total = 0
     for name, frames in parse_perf_samples(perf_text):
         if name != comm:
             continue
         total += 1
-        through += any(int(f.ip, 16) < USER_TOP and f.sym == sym and f.in_libc()
-                       for f in frames)
+        through += any(int(f.ip, 16) < USER_TOP and f.sym == sym and
+                       os.path.basename(f.dso).startswith(dso) for f in frames)
+    return through, total
+
+
+def bpftrace_stacks(text):
+    """Return bpftrace's printed map `@[comm, ustack] = count()` as [(comm, count, [sym])].
+
+    A frame is "sym+offset" or, unresolved, an address; the offset is dropped.
+    """
+    return [(m.group(1), int(m.group(3)),
+             [ln.strip().rpartition("+")[0] or ln.strip()
+              for ln in m.group(2).splitlines() if ln.strip()])
+            for m in re.finditer(r"^@\[([^,\n]*),(.*?)\]: (\d+)$", text, re.S | re.M)]
+
+
+def folded_stacks(text):
+    """Return folded stacks ("comm;outermost;...;leaf count") as [(comm, count, [sym])].
+
+    The frames are leaf first, as bpftrace and perf print them.
+    """
+    stacks = []
+    for line in text.splitlines():
+        stack, _, count = line.strip().rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        comm, *frames = stack.split(";")
+        stacks.append((comm, int(count), frames[::-1]))
+    return stacks
+
+
+def stacks_through(stacks, comm, prefix):
+    """Return (through, samples) of comm's counted stacks with a frame starting with prefix."""
+    through = total = 0
+    for name, count, frames in stacks:
+        if name != comm:
+            continue
+        total += count
+        through += count * any(f.startswith(prefix) for f in frames)
     return through, total
 
 

@@ -17,9 +17,12 @@ from .util import HarnessError, log, need_tool, run, sha256_of
 
 # In the image, whatever the kernel: init, DKMS and the module's build
 # (the headers bring gcc-12 and make), the stock programs the scenario
-# records and perf.  openssl: DKMS makes its signing key with it.
+# records and perf, and the profilers the clients' scenario runs (the
+# kernel's headers, installed below, serve bcc's compiler too).  openssl:
+# DKMS makes its signing key with it.
 BASE_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
-                 "linux-perf", "perl", "xz-utils"]
+                 "linux-perf", "perl", "xz-utils", "sqlite3", "lzip", "bpftrace",
+                 "bpfcc-tools"]
 IMAGE_SLACK_MB = 1536           # free space for DKMS, perf data, the cache
 # Timers and services a test machine does not want running behind its back.
 MASKED = ["apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer",
