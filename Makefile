@@ -2,6 +2,9 @@
 # sframe-unwind top level.
 #
 #   make                  the module, against the running kernel or KDIR=
+#   make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KDIR=<arm64 headers>
+#                         the module cross-built for arm64 (Debian's arm64
+#                         linux-headers with the amd64 linux-kbuild)
 #   make tools            tools/sframectl/sframectl
 #   make check            every test suite (user space, fuzz smoke, VM)
 #   make check-user       user-space suites only: fast, no QEMU

@@ -32,6 +32,7 @@ struct sframe_insn_seq {
  * struct sframe_arch - one architecture's facts for the walk
  * @name: as the tools print it
  * @abi: the SFRAME_ABI_* of its sections (little-endian)
+ * @elf_machine: the e_machine of its ELF objects (EM_*)
  * @sp_reg: DWARF number of the stack pointer
  * @fp_reg: DWARF number of the frame pointer
  * @ra_reg: DWARF number of the register a call leaves the return address
@@ -50,6 +51,7 @@ struct sframe_insn_seq {
 struct sframe_arch {
 	const char *name;
 	u8 abi;
+	u16 elf_machine;
 	u8 sp_reg;
 	u8 fp_reg;
 	u8 ra_reg;

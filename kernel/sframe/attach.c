@@ -10,45 +10,62 @@
 #include <linux/mm_types.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
 #include "kcompat.h"
 #include "sframe_unwind.h"
+#include "user_regs.h"
+
+/* The walker's pt_regs argument is not an argument: current's user regs. */
+#define SFRAME_HOOK_CURRENT_REGS	(-1)
 
 struct sframe_hook {
 	const char *func;
 	const char *alt;		/* the same events, where func is untraceable */
 	void *target;			/* replacement, or NULL for observers */
-	void (*observe)(struct pt_regs *regs);
+	int regs_arg;			/* the replaced walker's struct pt_regs */
+	void (*observe)(struct sframe_hook_regs *regs);
 	struct ftrace_ops ops;
 	bool registered;
 };
 
-#ifdef SFRAME_HAVE_FTRACE_REGS
+/*
+ * The user registers a replaced walker would walk from.  Tasks whose
+ * stacks the SFrame walk does not know (32-bit ones) keep the stock
+ * walker: the call goes on to the kernel's own function.
+ */
+static bool sframe_hook_walkable(struct sframe_hook *h,
+				 struct sframe_hook_regs *regs)
+{
+	const struct pt_regs *user;
+
+	if (h->regs_arg == SFRAME_HOOK_CURRENT_REGS)
+		user = task_pt_regs(current);
+	else
+		user = (const struct pt_regs *)sframe_hook_arg(regs,
+							       h->regs_arg);
+	return sframe_regs_walkable(user);
+}
+
 static void notrace sframe_hook_fn(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
-				   struct ftrace_regs *fregs)
+				   SFRAME_FTRACE_CALLBACK_REGS *fregs)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-#else
-/* Before 5.11, callbacks get the pt_regs themselves. */
-static void notrace sframe_hook_fn(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *op, struct pt_regs *regs)
-{
-#endif
 	struct sframe_hook *h = container_of(op, struct sframe_hook, ops);
+	struct sframe_hook_regs *regs = sframe_hook_regs(fregs);
 
 	if (!regs)
 		return;
-	if (h->target)
-		regs->ip = (unsigned long)h->target;
-	else
+	if (!h->target)
 		h->observe(regs);
+	else if (sframe_hook_walkable(h, regs))
+		sframe_hook_set_ip(regs, (unsigned long)h->target);
 }
 
-static void *sframe_arg(struct pt_regs *regs, unsigned int n)
+static void *sframe_arg(struct sframe_hook_regs *regs, unsigned int n)
 {
-	return (void *)regs_get_kernel_argument(regs, n);
+	return (void *)sframe_hook_arg(regs, n);
 }
 
 /*
@@ -56,37 +73,37 @@ static void *sframe_arg(struct pt_regs *regs, unsigned int n)
  * or, on 5.10, whose kernel/events is built without ftrace,
  * vma_set_page_prot(vma), called there just before it.
  */
-static void sframe_observe_mmap(struct pt_regs *regs)
+static void sframe_observe_mmap(struct sframe_hook_regs *regs)
 {
 	sframe_vma_mapped(sframe_arg(regs, 0));
 }
 
 /* vm_area_free(vma) */
-static void sframe_observe_vma_free(struct pt_regs *regs)
+static void sframe_observe_vma_free(struct sframe_hook_regs *regs)
 {
 	sframe_vma_freed(sframe_arg(regs, 0));
 }
 
 /* copy_vma(&vma, addr, len, pgoff, &need_rmap_locks), for mremap */
-static void sframe_observe_copy_vma(struct pt_regs *regs)
+static void sframe_observe_copy_vma(struct sframe_hook_regs *regs)
 {
 	struct vm_area_struct **vmap = sframe_arg(regs, 0);
 
-	sframe_vma_moving(*vmap, regs_get_kernel_argument(regs, 1),
-			  regs_get_kernel_argument(regs, 2));
+	sframe_vma_moving(*vmap, sframe_hook_arg(regs, 1),
+			  sframe_hook_arg(regs, 2));
 }
 
 /*
  * perf_event_fork(child), late in copy_process(); or, on 5.10,
  * wake_up_new_task(child), after it and before the child first runs.
  */
-static void sframe_observe_fork(struct pt_regs *regs)
+static void sframe_observe_fork(struct sframe_hook_regs *regs)
 {
 	sframe_mm_forked(sframe_arg(regs, 0));
 }
 
 /* exit_mmap(mm) */
-static void sframe_observe_exit_mmap(struct pt_regs *regs)
+static void sframe_observe_exit_mmap(struct sframe_hook_regs *regs)
 {
 	sframe_mm_exit(sframe_arg(regs, 0));
 }
@@ -94,7 +111,8 @@ static void sframe_observe_exit_mmap(struct pt_regs *regs)
 #define SFRAME_OBSERVER(name, fn) { .func = name, .observe = fn }
 #define SFRAME_OBSERVER_OR(name, alt_name, fn) \
 	{ .func = name, .alt = alt_name, .observe = fn }
-#define SFRAME_REDIRECT(name, fn) { .func = name, .target = fn }
+#define SFRAME_REDIRECT(name, fn, regs) \
+	{ .func = name, .target = fn, .regs_arg = regs }
 
 /*
  * Observers first: by the time a walker runs, the cache is being filled.
@@ -113,12 +131,15 @@ static struct sframe_hook sframe_observers[] = {
 };
 
 static struct sframe_hook sframe_perf_redirect =
-	SFRAME_REDIRECT("perf_callchain_user", sframe_perf_callchain_user);
+	SFRAME_REDIRECT("perf_callchain_user", sframe_perf_callchain_user, 1);
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 static struct sframe_hook sframe_stacktrace_redirect =
-	SFRAME_REDIRECT("arch_stack_walk_user", sframe_arch_stack_walk_user);
+	SFRAME_REDIRECT("arch_stack_walk_user", sframe_arch_stack_walk_user, 2);
+#endif
 #ifdef SFRAME_HOOK_UNWIND_USER
 static struct sframe_hook sframe_deferred_redirect =
-	SFRAME_REDIRECT("unwind_user", sframe_unwind_user);
+	SFRAME_REDIRECT("unwind_user", sframe_unwind_user,
+			SFRAME_HOOK_CURRENT_REGS);
 #endif
 
 /* Trace @func only; -EINVAL if ftrace cannot trace it. */
@@ -138,7 +159,7 @@ static int sframe_hook_register(struct sframe_hook *h)
 	 * (a missed exit_mmap would leave a map for a freed mm); the sysctl
 	 * is refused instead while the module is loaded, as for livepatch.
 	 */
-	h->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT;
+	h->ops.flags = SFRAME_FTRACE_OPS_FL_REGS | FTRACE_OPS_FL_PERMANENT;
 	if (h->target)
 		h->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 	ret = sframe_hook_filter(h, h->func);
@@ -152,7 +173,8 @@ static int sframe_hook_register(struct sframe_hook *h)
 		ret = register_ftrace_function(&h->ops);
 	if (ret) {
 		pr_err("sframe_unwind: cannot hook %s: %d%s\n", h->func, ret,
-		       ret == -EBUSY ? " (another IPMODIFY user, e.g. livepatch?)" : "");
+		       ret == -EBUSY ? " (another IPMODIFY user, e.g. livepatch?)" :
+		       ret == -EINVAL ? " (not in available_filter_functions: absent or notrace)" : "");
 		sframe_ftrace_free_filter(&h->ops);
 		return ret;
 	}
@@ -167,6 +189,21 @@ static void sframe_hook_unregister(struct sframe_hook *h)
 	unregister_ftrace_function(&h->ops);
 	sframe_ftrace_free_filter(&h->ops);
 	h->registered = false;
+}
+
+/*
+ * arch_stack_walk_user(), where the kernel has one (USER_STACKTRACE_SUPPORT:
+ * arm64 6.12 has it, arm64 6.1 not).  Without it no stack trace of the
+ * kernel's holds user frames but perf's, so there is nothing to replace.
+ */
+static int sframe_attach_stacktrace(void)
+{
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+	return sframe_hook_register(&sframe_stacktrace_redirect);
+#else
+	pr_info("sframe_unwind: no arch_stack_walk_user() here (USER_STACKTRACE_SUPPORT is off): ftrace keeps no user stacks to replace\n");
+	return 0;
+#endif
 }
 
 /* The deferred walk, where the kernel has one; whether it was hooked. */
@@ -200,7 +237,7 @@ int sframe_attach(bool perf, bool stacktrace, bool deferred)
 	if (!ret && perf)
 		ret = sframe_hook_register(&sframe_perf_redirect);
 	if (!ret && stacktrace)
-		ret = sframe_hook_register(&sframe_stacktrace_redirect);
+		ret = sframe_attach_stacktrace();
 	if (!ret)
 		ret = sframe_attach_deferred(deferred);
 	if (ret)
@@ -225,7 +262,9 @@ void sframe_detach(void)
 #ifdef SFRAME_HOOK_UNWIND_USER
 	sframe_hook_unregister(&sframe_deferred_redirect);
 #endif
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 	sframe_hook_unregister(&sframe_stacktrace_redirect);
+#endif
 	sframe_hook_unregister(&sframe_perf_redirect);
 	for (i = ARRAY_SIZE(sframe_observers); i-- > 0;)
 		sframe_hook_unregister(&sframe_observers[i]);

@@ -18,7 +18,7 @@ static bool sframe_elf_header_ok(const struct elf64_hdr *e)
 	return !memcmp(e->e_ident, ELFMAG, SELFMAG) &&
 	       e->e_ident[EI_CLASS] == ELFCLASS64 &&
 	       e->e_ident[EI_DATA] == ELFDATA2LSB &&
-	       e->e_machine == EM_X86_64 &&
+	       e->e_machine == sframe_arch_native.elf_machine &&
 	       (e->e_type == ET_EXEC || e->e_type == ET_DYN) &&
 	       e->e_phentsize == sizeof(struct elf64_phdr) &&
 	       e->e_phnum && e->e_phnum <= SFRAME_MAX_PHDRS;
@@ -50,7 +50,7 @@ static int sframe_elf_notes(struct sframe_reader *rd, struct sframe_object *obj,
 }
 
 /*
- * Fill @elf from the file behind @rd: 0, -ENOEXEC (not an x86-64 ELF
+ * Fill @elf from the file behind @rd: 0, -ENOEXEC (not an ELF
  * executable or shared object), or the reader's error.
  */
 int sframe_elf_parse(struct sframe_reader *rd, struct sframe_elf *elf)

@@ -460,7 +460,7 @@ static int sframe_sidecar_check(struct sframe_file *sf,
 	u32 bad;
 
 	if (!obj->nr_loads) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an x86-64 ELF object with code\n",
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an ELF object of this machine with code\n",
 				    sf->path);
 		return -ENOEXEC;
 	}

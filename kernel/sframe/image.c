@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read ELF data that lies in kernel memory: the build ID in a buffer of
- * notes (from a file or an image), and a whole x86-64 image (the vDSO):
- * its build ID and its one executable segment.  Nothing in it is trusted:
- * every offset and size is checked against the buffer first.
+ * notes (from a file or an image), and a whole image of this machine (the
+ * vDSO): its build ID and its one executable segment.  Nothing in it is
+ * trusted: every offset and size is checked against the buffer first.
  */
 #include <linux/elf.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 
+#include <sframe/arch.h>
 #include <sframe/ioctl.h>
 #include "image.h"
 
@@ -75,7 +76,7 @@ static int sframe_image_ehdr(const void *data, size_t size,
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_machine != EM_X86_64 || eh->e_type != ET_DYN ||
+	    eh->e_machine != sframe_arch_native.elf_machine || eh->e_type != ET_DYN ||
 	    eh->e_phentsize != sizeof(struct elf64_phdr) ||
 	    !eh->e_phnum || eh->e_phnum > SFRAME_IMAGE_MAX_PHDRS ||
 	    !sframe_image_has(size, eh->e_phoff,
@@ -86,7 +87,7 @@ static int sframe_image_ehdr(const void *data, size_t size,
 
 /*
  * Fill *@img from the @size bytes at @data: 0; -ENOEXEC if they are not a
- * 64-bit x86-64 shared object whose loadable segments all keep their
+ * 64-bit shared object of this machine whose loadable segments all keep their
  * image offsets (the vDSO is mapped as one block) with exactly one
  * executable segment, or if a header or note lies outside them; -ENOENT
  * if the image has no build ID.  img->build_id points into @data.

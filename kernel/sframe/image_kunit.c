@@ -16,7 +16,7 @@
 #define NOTE_OFF	0x200
 #define ID_SIZE		20
 
-/* An image like the x86-64 vDSO: one R+X PT_LOAD from offset 0, a PT_NOTE. */
+/* An image like the vDSO of the machine the tests run on: one R+X PT_LOAD from offset 0, a PT_NOTE. */
 static u8 *image_make(struct kunit *test, struct elf64_phdr **note_ph)
 {
 	u8 *d = kunit_kzalloc(test, IMAGE_SIZE, GFP_KERNEL);
@@ -28,7 +28,7 @@ static u8 *image_make(struct kunit *test, struct elf64_phdr **note_ph)
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
+	eh->e_machine = sframe_arch_native.elf_machine;
 	eh->e_phoff = sizeof(*eh);
 	eh->e_phentsize = sizeof(*ph);
 	eh->e_phnum = 2;

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the oldest kernels the module builds for (Debian 11's 5.10) lack,
- * in one place.  Kbuild tells which: a symbol missing from the target's
- * Module.symvers is not exported there (SFRAME_NO_<SYMBOL>).
+ * and what differs between the ways ftrace hands a callback the traced
+ * function's registers, in one place.  Kbuild tells which: a symbol
+ * missing from the target's Module.symvers is not exported there
+ * (SFRAME_NO_<SYMBOL>).
  */
 #ifndef _SFRAME_KCOMPAT_H
 #define _SFRAME_KCOMPAT_H
 
 #include <linux/ftrace.h>
 #include <linux/mm.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 
@@ -63,5 +66,64 @@ struct sframe_vma_iter {
 	for ((vma) = find_vma((it).mm, (it).start);			\
 	     (vma) && (vma)->vm_start < (end); (vma) = (vma)->vm_next)
 #endif
+
+/*
+ * The traced function's registers as an ftrace callback has them: a
+ * struct pt_regs where ftrace saves them all (DYNAMIC_FTRACE_WITH_REGS:
+ * x86-64, arm64 before 6.2), else the struct ftrace_regs of
+ * DYNAMIC_FTRACE_WITH_ARGS (arm64 from 6.2), which holds the arguments,
+ * SP, FP, LR and the PC ftrace returns to.  Opaque: only the helpers
+ * below look inside.
+ */
+struct sframe_hook_regs;
+
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#define SFRAME_FTRACE_OPS_FL_REGS	FTRACE_OPS_FL_SAVE_REGS
+#define SFRAME_HOOK_REGS		struct pt_regs
+#define sframe_hook_get_arg		regs_get_kernel_argument
+#define sframe_hook_set_pc		instruction_pointer_set
+
+#ifdef SFRAME_HAVE_FTRACE_REGS
+#define SFRAME_FTRACE_CALLBACK_REGS	struct ftrace_regs
+#define sframe_hook_callback_regs	ftrace_get_regs
+#else
+/* Before 5.11, callbacks get the pt_regs themselves. */
+#define SFRAME_FTRACE_CALLBACK_REGS	struct pt_regs
+#define sframe_hook_callback_regs(regs)	(regs)
+#endif
+#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#define SFRAME_FTRACE_OPS_FL_REGS	0
+#define SFRAME_HOOK_REGS		struct ftrace_regs
+#define sframe_hook_get_arg		ftrace_regs_get_argument
+#define sframe_hook_set_pc		ftrace_regs_set_instruction_pointer
+#define SFRAME_FTRACE_CALLBACK_REGS	struct ftrace_regs
+#define sframe_hook_callback_regs(fregs) (fregs)
+#else
+/*
+ * Neither: a callback sees no registers, so it can neither read the
+ * traced function's arguments nor send it elsewhere.  No kernel the
+ * module targets is built so; say why rather than build a module that
+ * could do nothing.
+ */
+#error "sframe_unwind needs DYNAMIC_FTRACE_WITH_REGS or DYNAMIC_FTRACE_WITH_ARGS: ftrace hands callbacks no registers here"
+#endif
+
+/* What a callback was handed: NULL if ftrace saved no registers. */
+#define sframe_hook_regs(regs) \
+	((struct sframe_hook_regs *)sframe_hook_callback_regs(regs))
+
+/* Argument @n of the traced function, at its entry. */
+static inline unsigned long sframe_hook_arg(struct sframe_hook_regs *r,
+					    unsigned int n)
+{
+	return sframe_hook_get_arg((SFRAME_HOOK_REGS *)r, n);
+}
+
+/* Make the traced function's call go to @ip instead. */
+static inline void sframe_hook_set_ip(struct sframe_hook_regs *r,
+				      unsigned long ip)
+{
+	sframe_hook_set_pc((SFRAME_HOOK_REGS *)r, ip);
+}
 
 #endif /* _SFRAME_KCOMPAT_H */

@@ -17,7 +17,7 @@
 unsigned int sframe_max_section_mb = 64;
 
 const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS] = {
-	[SFRAME_LOAD_NOT_ELF] = "not an x86-64 ELF object",
+	[SFRAME_LOAD_NOT_ELF] = "not an ELF object of this machine",
 	[SFRAME_LOAD_READ] = "read error",
 	[SFRAME_LOAD_TOO_BIG] = "section over max_section_mb",
 	[SFRAME_LOAD_CACHE_FULL] = "cache over max_cache_mb",

@@ -22,7 +22,7 @@
 
 /* Why a file's section was not cached (beyond the core's reasons). */
 enum sframe_load_fail {
-	SFRAME_LOAD_NOT_ELF,		/* not a 64-bit x86-64 ELF object */
+	SFRAME_LOAD_NOT_ELF,		/* not a 64-bit ELF object of this machine */
 	SFRAME_LOAD_READ,		/* reading the file failed */
 	SFRAME_LOAD_TOO_BIG,		/* over the section size limit */
 	SFRAME_LOAD_CACHE_FULL,		/* over the cache memory limit */
@@ -149,8 +149,10 @@ extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];
 /* unwind.c */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs);
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs);
+#endif
 #ifdef SFRAME_HOOK_UNWIND_USER
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);

@@ -5,9 +5,9 @@
  * userstacktrace, stack_trace_save_user()).  They keep the stock walkers'
  * checks and walk with the SFrame step logic, reading the user stack only
  * through copy_from_user_nofault(), which also refuses when the sampled
- * task's mm is not the loaded one (nmi_uaccess_okay()).
+ * task's mm is not the loaded one (nmi_uaccess_okay(), x86-64).  The
+ * machine's part, reading its pt_regs, is sframe/arch/<arch>/user_regs.h.
  */
-#include <linux/compat.h>
 #include <linux/debugfs.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
@@ -20,23 +20,16 @@
 #include <linux/uaccess.h>
 
 #include "sframe_unwind.h"
+#include "user_regs.h"
 
 bool sframe_enabled = true;
 DEFINE_PER_CPU(struct sframe_stats, sframe_stats);
 
-/* x86-64 DWARF register numbers 0-15 in pt_regs. */
+/* The interrupted frame's registers, by DWARF number. */
 static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 {
-	const struct pt_regs *r = ((struct sframe_user_ctx *)ctx)->regs;
-	const unsigned long dwarf_regs[] = {
-		r->ax, r->dx, r->cx, r->bx, r->si, r->di, r->bp, r->sp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
-	};
-
-	if (reg >= ARRAY_SIZE(dwarf_regs))
-		return false;
-	*val = dwarf_regs[reg];
-	return true;
+	return sframe_regs_dwarf(((struct sframe_user_ctx *)ctx)->regs, reg,
+				 val);
 }
 
 /* The walk compares its read callback with this and then reads inline. */
@@ -50,6 +43,25 @@ static const struct sframe_walk_ops sframe_user_ops = {
 	.lookup = sframe_user_lookup,
 	.reg = sframe_user_reg,
 };
+
+/*
+ * Where a walk starts: the kernel's accessors, which take a non-const
+ * pt_regs on some architectures.
+ */
+static __always_inline u64 sframe_user_ip(const struct pt_regs *regs)
+{
+	return instruction_pointer((struct pt_regs *)regs);
+}
+
+static __always_inline u64 sframe_user_sp(const struct pt_regs *regs)
+{
+	return user_stack_pointer((struct pt_regs *)regs);
+}
+
+static __always_inline u64 sframe_user_fp(const struct pt_regs *regs)
+{
+	return frame_pointer((struct pt_regs *)regs);
+}
 
 /* Return addresses a walk hands over at most at once, from its stack. */
 #define SFRAME_WALK_BATCH	8
@@ -76,8 +88,10 @@ sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
 	bool full = false;
 
 	rcu_read_lock();
-	sframe_walk_start(w, &sframe_arch_native, regs->ip, regs->sp, regs->bp,
+	sframe_walk_start(w, &sframe_arch_native, sframe_user_ip(regs),
+			  sframe_user_sp(regs), sframe_user_fp(regs),
 			  &sframe_user_ops, &ctx);
+	sframe_walk_strip_ra(w, sframe_regs_pac_bits());
 	for (;;) {
 		want = min3(max, batch, (unsigned int)SFRAME_WALK_BATCH);
 		n = sframe_walk_fill(w, ips, want);
@@ -128,46 +142,23 @@ static bool sframe_perf_store(void *cookie, u64 ip)
 	return entry->nr < entry->max_stack && !perf_callchain_store(entry, ip);
 }
 
-#ifdef CONFIG_COMPAT
-/* 32-bit tasks: the stock frame-pointer walk, flat segments only. */
-static void sframe_walk_user32(const struct pt_regs *regs,
-			       bool (*store)(void *cookie, u64 ip),
-			       void *cookie)
-{
-	u32 fp = regs->bp, frame[2];
-
-	while (!copy_from_user_nofault(frame, compat_ptr(fp), sizeof(frame)) &&
-	       store(cookie, frame[1]))
-		fp = frame[0];
-}
-#else
-static void sframe_walk_user32(const struct pt_regs *regs,
-			       bool (*store)(void *cookie, u64 ip),
-			       void *cookie)
-{
-}
-#endif
-
-/* Replaces perf_callchain_user(); same contract. */
+/*
+ * Replaces perf_callchain_user(); same contract.  Only for tasks the walk
+ * knows (attach.c): 32-bit ones keep the stock walker.
+ */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs)
 {
-	/* A vCPU thread sampled in guest mode: no host user stack to show. */
-	if (current->flags & PF_VCPU)
-		return;
-	if (regs->flags & (X86_VM_MASK | PERF_EFLAGS_VM))
+	if (sframe_regs_in_guest(regs))
 		return;
 
-	perf_callchain_store(entry, regs->ip);
-	if (!user_64bit_mode(regs)) {
-		sframe_walk_user32(regs, sframe_perf_store, entry);
-		return;
-	}
+	perf_callchain_store(entry, sframe_user_ip(regs));
 	sframe_walk_user(regs, entry->max_stack > entry->nr ?
 			       entry->max_stack - entry->nr : 0,
 			 SFRAME_WALK_BATCH, sframe_perf_store, entry);
 }
 
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 struct sframe_consume {
 	stack_trace_consume_fn fn;
 	void *cookie;
@@ -180,18 +171,18 @@ static bool sframe_stacktrace_store(void *cookie, u64 ip)
 	return c->fn(c->cookie, ip);
 }
 
-/* Replaces arch_stack_walk_user(); same contract. */
+/* Replaces arch_stack_walk_user(); same contract, same tasks as above. */
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs)
 {
 	struct sframe_consume c = { .fn = consume_entry, .cookie = cookie };
 
-	if (!consume_entry(cookie, regs->ip) ||
-	    !user_64bit_mode((struct pt_regs *)regs))
+	if (!consume_entry(cookie, sframe_user_ip(regs)))
 		return;
 	/* How many it takes is the consumer's secret: one frame at a time. */
 	sframe_walk_user(regs, UINT_MAX, 1, sframe_stacktrace_store, &c);
 }
+#endif
 
 #ifdef SFRAME_HOOK_UNWIND_USER
 struct sframe_trace_store {
@@ -210,8 +201,9 @@ static bool sframe_trace_store(void *cookie, u64 ip)
 /*
  * Replaces unwind_user(), the walk of the deferred unwinder (7.x): it runs
  * in task context just before the return to user space, for perf events
- * with defer_callchain.  Same contract; the walk is the same as in a
- * sample, so a page not present ends it instead of being faulted in.
+ * with defer_callchain.  Same contract and tasks as above; the walk is
+ * the same as in a sample, so a page not present ends it instead of
+ * being faulted in.
  */
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries)
@@ -222,16 +214,11 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 	trace->nr = 0;
 	if (!max_entries)
 		return -EINVAL;
-	if ((current->flags & PF_KTHREAD) || !user_mode(regs) ||
-	    (regs->flags & X86_VM_MASK))
+	if ((current->flags & PF_KTHREAD) || !user_mode(regs))
 		return 0;
-	if (!sframe_trace_store(&t, regs->ip))
-		return 0;
-	if (user_64bit_mode(regs))
+	if (sframe_trace_store(&t, sframe_user_ip(regs)))
 		sframe_walk_user(regs, max_entries - trace->nr,
 				 SFRAME_WALK_BATCH, sframe_trace_store, &t);
-	else
-		sframe_walk_user32(regs, sframe_trace_store, &t);
 	return 0;
 }
 #endif
@@ -280,7 +267,8 @@ static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
 static unsigned int sframe_bench_fp(const struct pt_regs *regs,
 				    unsigned int depth)
 {
-	unsigned long fp = regs->bp, sp = regs->sp, frame[2];
+	unsigned long fp = sframe_user_fp(regs), sp = sframe_user_sp(regs);
+	unsigned long frame[2];
 	unsigned int n = 0;
 
 	while (n < depth) {
@@ -302,7 +290,8 @@ static unsigned int sframe_bench_fp(const struct pt_regs *regs,
 static unsigned int sframe_bench_fp2(const struct pt_regs *regs,
 				     unsigned int depth)
 {
-	unsigned long fp = regs->bp, sp = regs->sp, next, ra;
+	unsigned long fp = sframe_user_fp(regs), sp = sframe_user_sp(regs);
+	unsigned long next, ra;
 	unsigned int n = 0;
 
 	while (n < depth) {
@@ -380,7 +369,7 @@ static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 	    walks > SFRAME_BENCH_MAX_WALKS || !depth ||
 	    depth > SFRAME_BENCH_MAX_DEPTH)
 		return -EINVAL;
-	if (!user_64bit_mode((struct pt_regs *)regs))
+	if (!sframe_regs_walkable(regs))
 		return -EOPNOTSUPP;
 
 	mutex_lock(&sframe_bench_lock);

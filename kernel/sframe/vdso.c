@@ -1,31 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The vDSO's section: root hands in SFrame made from the running kernel's
- * x86-64 vDSO (sframectl load --vdso), bound to that image by its build
- * ID, and the walk uses it for every process's vDSO text.
+ * vDSO (sframectl load --vdso), bound to that image by its build ID, and
+ * the walk uses it for every process's vDSO text.  Which image an mm maps
+ * and where is the architecture's to say (vdso_text.h).
  *
  * The vDSO has no file mapping, so no file range covers it: without this
- * a walk would step out of it by frame pointers, which the vDSO's code
+ * a walk would step out of it by frame pointers, which x86-64's vDSO code
  * does not keep, and report whatever the caller's RBP points at.  A walk
- * in the vDSO therefore never guesses: it follows the section's rules, or
- * stops there when no section is loaded.
+ * in a vDSO whose extent is known therefore never guesses: it follows the
+ * section's rules, or stops there when no section is loaded.  Where only
+ * a section tells the extent (arm64, whose vDSO keeps frame records), a
+ * walk without one steps by frame records, as the stock walker does.
  */
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <asm/vdso.h>
 
 #include <sframe/ioctl.h>
 #include "cache.h"
 #include "image.h"
 #include "vdso.h"
+#include "vdso_text.h"
 
 /* The loaded section and the vDSO image it was checked against. */
 struct sframe_vdso {
 	struct sframe_sec *sec;
-	const struct vdso_image *image;
+	const void *id;			/* the image (vdso_text.h) */
+	u64 size;			/* its text's size */
 	u64 link_base;			/* where the image was linked */
 	u32 build_id_size;
 	u8 build_id[SFRAME_BUILD_ID_MAX];
@@ -60,26 +64,19 @@ static bool sframe_vdso_replace(struct sframe_vdso *v)
 }
 
 /*
- * Make @s the section of the running kernel's x86-64 vDSO, the one the
- * calling task has mapped, whose NT_GNU_BUILD_ID must be @build_id
- * (-ESTALE if not) and whose code must hold every function of @s
- * (-EINVAL).  A section loaded before is freed once no walk can be using
- * it.  On success @s belongs to the vDSO, on failure it stays the caller's.
+ * Check @s against the vDSO image in @data, whose NT_GNU_BUILD_ID must be
+ * @build_id (-ESTALE if not) and whose code must hold every function of
+ * @s (-EINVAL), and fill @v from them.
  */
-int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
+static int sframe_vdso_check(struct sframe_vdso *v, const struct sframe_sec *s,
+			     const void *data, size_t data_size,
+			     const u8 *build_id, u32 size)
 {
-	const struct vdso_image *image;
 	struct sframe_image img;
-	struct sframe_vdso *v;
 	u32 bad;
 	int ret;
 
-	if (!size || size > SFRAME_BUILD_ID_MAX)
-		return -EINVAL;
-	image = current->mm ? current->mm->context.vdso_image : NULL;
-	if (!image)
-		return -ENOENT;
-	ret = sframe_image_parse(image->data, image->size, &img);
+	ret = sframe_image_parse(data, data_size, &img);
 	if (ret) {
 		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: the vDSO image is not a 64-bit object with a build ID (%d)\n",
 				    ret);
@@ -96,15 +93,48 @@ int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
 				    bad);
 		return -EINVAL;
 	}
-	v = kzalloc(sizeof(*v), GFP_KERNEL_ACCOUNT);
-	if (!v)
-		return -ENOMEM;
-	sframe_sec_drop_bytes(s);
-	v->sec = s;
-	v->image = image;
+	v->size = data_size;
 	v->link_base = img.link_base;
 	v->build_id_size = size;
 	memcpy(v->build_id, build_id, size);
+	return 0;
+}
+
+/*
+ * Make @s the section of the running kernel's vDSO, the one the calling
+ * task has mapped, whose NT_GNU_BUILD_ID must be @build_id (-ESTALE if
+ * not) and whose code must hold every function of @s (-EINVAL).  A
+ * section loaded before is freed once no walk can be using it.  On
+ * success @s belongs to the vDSO, on failure it stays the caller's.
+ */
+int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
+{
+	const void *data, *id;
+	struct sframe_vdso *v;
+	u64 base, text_size;
+	size_t data_size;
+	void *copy;
+	int ret;
+
+	if (!size || size > SFRAME_BUILD_ID_MAX)
+		return -EINVAL;
+	if (!current->mm ||
+	    !sframe_vdso_text(current->mm, &id, &base, &text_size))
+		return -ENOENT;
+	ret = sframe_vdso_image(&data, &data_size, &copy);
+	if (ret)
+		return ret;
+	v = kzalloc(sizeof(*v), GFP_KERNEL_ACCOUNT);
+	ret = v ? sframe_vdso_check(v, s, data, data_size, build_id, size) :
+		  -ENOMEM;
+	kvfree(copy);
+	if (ret) {
+		kfree(v);
+		return ret;
+	}
+	sframe_sec_drop_bytes(s);
+	v->sec = s;
+	v->id = id;
 	sframe_vdso_replace(v);
 	return 0;
 }
@@ -132,25 +162,25 @@ void sframe_vdso_exit(void)
 bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 			struct sframe_where *where)
 {
-	const struct vdso_image *image;
 	const struct sframe_vdso *v;
-	u64 base;
+	u64 base, size;
+	const void *id;
 
-	if (!mm || !READ_ONCE(sframe_enabled))
+	if (!mm || !READ_ONCE(sframe_enabled) ||
+	    !sframe_vdso_text(mm, &id, &base, &size))
 		return false;
-	image = READ_ONCE(mm->context.vdso_image);
-	base = (unsigned long)READ_ONCE(mm->context.vdso);
-	if (!image || !base || ip < base || ip - base >= image->size)
-		return false;
-	where->sec = NULL;
-	where->start = base;
-	where->end = base + image->size;
-	where->fp_ok = false;
 	v = rcu_dereference(sframe_vdso);
-	if (v && v->image == image) {
-		where->sec = &v->sec->sec;
-		where->bias = base - v->link_base;
-	}
+	if (v && v->id != id)
+		v = NULL;
+	if (v)
+		size = v->size;
+	if (ip < base || ip - base >= size)
+		return false;
+	where->sec = v ? &v->sec->sec : NULL;
+	where->bias = v ? base - v->link_base : 0;
+	where->start = base;
+	where->end = base + size;
+	where->fp_ok = false;
 	return true;
 }
 

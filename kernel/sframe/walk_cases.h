@@ -249,6 +249,12 @@ static const struct walk_case walk_cases_x86_64[] = {
  */
 #define WALK_AARCH64_PAC	0x003f000000000000ULL
 #define WALK_AARCH64_SIGNED(x)	(TEXT(x) | 0x002a000000000000ULL)
+/*
+ * The mask the arm64 module gives, the kernel's ptrauth_user_pac_mask()
+ * with 48-bit user addresses: bits 54 to 48, bit 54 included.
+ */
+#define WALK_AARCH64_PAC_VA48	0x007f000000000000ULL
+#define WALK_AARCH64_SIGNED_54(x) (TEXT(x) | 0x0045000000000000ULL)
 
 static const struct walk_case walk_cases_aarch64[] = {
 	{
@@ -323,6 +329,37 @@ static const struct walk_case walk_cases_aarch64[] = {
 		},
 		.want = { TEXT(0x4000d0), TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/*
+		 * Past the last FDE of an object whose section says it keeps
+		 * frame records (SFRAME_F_FRAME_POINTER): [FP] = caller's
+		 * FP, [FP + 8] = LR, signed with bit 54 set, then main's
+		 * FP-based rule.
+		 */
+		.name = "frame record past the FDEs, trusted by the section's flag, signed RA",
+		.ip = TEXT(0x400200), .sp = STACK(0x100), .fp = STACK(0x100),
+		.pac_bits = WALK_AARCH64_PAC_VA48,
+		.fp_ok = true,
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, WALK_AARCH64_SIGNED_54(0x4000cc) },
+			{ 0x110, 0 },			/* main's record */
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000cc), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* The same without the flag: the record is not trusted. */
+		.name = "frame record past the FDEs, no flag: not followed",
+		.ip = TEXT(0x400200), .sp = STACK(0x100), .fp = STACK(0x100),
+		.pac_bits = WALK_AARCH64_PAC_VA48,
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, WALK_AARCH64_SIGNED_54(0x4000cc) },
+		},
+		.want_stop = SFRAME_STOP_NO_RULE,
 	},
 	{
 		/*

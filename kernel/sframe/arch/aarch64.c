@@ -15,6 +15,7 @@
 const struct sframe_arch sframe_arch_aarch64 = {
 	.name = "aarch64",
 	.abi = SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
+	.elf_machine = 183,		/* EM_AARCH64 */
 	.sp_reg = 31,
 	.fp_reg = 29,
 	.ra_reg = 30,

@@ -16,6 +16,7 @@
 const struct sframe_arch sframe_arch_x86_64 = {
 	.name = "x86-64",
 	.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+	.elf_machine = 62,		/* EM_X86_64 */
 	.sp_reg = 7,
 	.fp_reg = 6,
 	.ra_reg = SFRAME_ARCH_NO_REG,
