@@ -9,5 +9,5 @@ COMPLETE = ("chain", "recurse", "vla", "realign", "threads", "dlopen")
 
 def check(run):
     """Assert the frame-pointer fallback completes what stock completes."""
-    realise_artefacts(run, workload_path("baseline/deep-fp"))
+    realise_artefacts(run, workload_path("baseline/deep-fp", run.kernel))
     check_patterns(run, {p: (">=", 0.99) for p in COMPLETE})
