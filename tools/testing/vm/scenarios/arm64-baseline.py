@@ -8,8 +8,7 @@ names it and ftrace can trace it, and the headers' ftrace and user stack
 trace options.
 """
 
-import os
-
+from vmlib.kernels import headers_config
 from vmlib.machinecode import realise_artefacts, workload_path
 from vmlib.stackcheck import PATTERNS, check_recording
 
@@ -17,17 +16,6 @@ from vmlib.stackcheck import PATTERNS, check_recording
 BUILDS = {"fp": "baseline/deep-fp", "nofp": "nosframe/deep"}
 CONFIGS = ["CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_DYNAMIC_FTRACE_WITH_ARGS",
            "CONFIG_USER_STACKTRACE_SUPPORT"]
-
-
-def kernel_config(kdir):
-    """Return {option: value} of the kernel headers' .config."""
-    have = {}
-    with open(os.path.join(kdir, ".config")) as f:
-        for line in f:
-            key, sep, val = line.strip().partition("=")
-            if sep and key.startswith("CONFIG_"):
-                have[key] = val
-    return have
 
 
 def check(run):
@@ -46,6 +34,6 @@ def check(run):
             for field in fields:
                 key, _, val = field.partition("=")
                 run.metric(f"{func}_{key}", val.rstrip(",") or "none")
-    config = kernel_config(run.context["kdir"])
+    config = headers_config(run.context["kdir"])
     for option in CONFIGS:
         run.metric(option, config.get(option, "n"))
