@@ -149,6 +149,14 @@ static int sframe_hook_filter(struct sframe_hook *h, const char *func)
 				 1);
 }
 
+/* Say why @h could not be hooked (@why: a hint, or ""), and undo. */
+static int sframe_hook_fail(struct sframe_hook *h, int ret, const char *why)
+{
+	pr_err("sframe_unwind: cannot hook %s: %d%s\n", h->func, ret, why);
+	sframe_ftrace_free_filter(&h->ops);
+	return ret;
+}
+
 static int sframe_hook_register(struct sframe_hook *h)
 {
 	int ret;
@@ -169,15 +177,13 @@ static int sframe_hook_register(struct sframe_hook *h)
 			pr_info("sframe_unwind: %s cannot be traced here, watching %s\n",
 				h->func, h->alt);
 	}
-	if (!ret)
-		ret = register_ftrace_function(&h->ops);
-	if (ret) {
-		pr_err("sframe_unwind: cannot hook %s: %d%s\n", h->func, ret,
-		       ret == -EBUSY ? " (another IPMODIFY user, e.g. livepatch?)" :
-		       ret == -EINVAL ? " (not in available_filter_functions: absent or notrace)" : "");
-		sframe_ftrace_free_filter(&h->ops);
-		return ret;
-	}
+	if (ret)
+		return sframe_hook_fail(h, ret, ret == -EINVAL ?
+					" (not in available_filter_functions: absent or notrace)" : "");
+	ret = register_ftrace_function(&h->ops);
+	if (ret)
+		return sframe_hook_fail(h, ret, ret == -EBUSY ?
+					" (another IPMODIFY user, e.g. livepatch?)" : "");
 	h->registered = true;
 	return 0;
 }
