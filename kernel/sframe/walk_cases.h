@@ -401,6 +401,30 @@ static const struct walk_case walk_cases_aarch64[] = {
 			  TEXT(0x4000cc), TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
+	{
+		/*
+		 * A handler with frame records returns to the trampoline: SP
+		 * is unknown there, so the rt_sigframe is too; the kernel's
+		 * record above it (interrupted x29 and x30) leads on through
+		 * the interrupted code's records to main.
+		 */
+		.name = "frame records into __kernel_rt_sigreturn: the kernel's record",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .tramp = 0x2000,
+		.words = {
+			{ 0x100, STACK(0x200) },	/* handler's record */
+			{ 0x108, TEXT(0x2000) },
+			{ 0x200, STACK(0x380) },	/* the kernel's record */
+			{ 0x208, TEXT(0x300100) },	/* interrupted x30 */
+			{ 0x380, STACK(0x3a0) },	/* interrupted's record */
+			{ 0x388, TEXT(0x4000cc) },
+			{ 0x3a0, 0 },			/* main's record */
+			{ 0x3a8, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x2000), TEXT(0x300100), TEXT(0x4000cc),
+			  TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
 };
 
 /* A machine, a program's .sframe and the cases walked over it. */

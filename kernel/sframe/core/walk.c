@@ -400,6 +400,14 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 		return false;
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
 	how = sframe_walk_how(w, pc, &rulep, &scratch);
+	/*
+	 * The signal frame is at SP, which a frame record left only bounded
+	 * (AArch64).  The record the kernel pushes above it (arm64: the
+	 * interrupted x29 and x30, which the handler's record points to)
+	 * still leads on, as the stock walker follows it.
+	 */
+	if (how == SFRAME_STEP_SIGNAL && !w->sp_exact)
+		how = SFRAME_STEP_FP;
 	switch (how) {
 	case SFRAME_STEP_RULE:
 		stepped = sframe_walk_rule(w, rulep);

@@ -559,12 +559,26 @@ class TestArch(unittest.TestCase):
             elf = os.path.join(tmp, "a")
             with open(elf, "wb") as f:
                 f.write(b"\x7fELF" + bytes(14) + (183).to_bytes(2, "little"))
-            with unittest.mock.patch.object(machinecode, "_disassembly", return_value=(
+            with unittest.mock.patch.object(machinecode, "disassembly", return_value=(
                     "0000000000001310 <g>:\n    1328:\tbl\t1250 <f>\n\n"
                     "0000000000001400 <h>:\n    1404:\tb\t1250 <f>\n")):
                 self.assertTrue(machinecode._reaches(elf, "g", "f", "call"))
                 self.assertFalse(machinecode._reaches(elf, "g", "f", "jmp"))
                 self.assertTrue(machinecode.only_tail_calls(elf, "h", "f"))
+
+    def test_arm64_kernels_run_the_committed_aarch64_builds(self):
+        for relative in ("v1-binutils-2.40/deep", "v3-pac-binutils-2.47/deep",
+                         "baseline/deep-fp", "nosframe/deep"):
+            path = machinecode.workload_path(relative, "arm64-debian-6.12")
+            self.assertTrue(path.startswith(machinecode.ARM64_WORKLOADS), path)
+            self.assertEqual(machinecode._machine(path), machinecode.AARCH64)
+        with unittest.mock.patch.dict(os.environ, {"SFRAME_WORKLOADS": "/x86"}):
+            self.assertEqual(machinecode.workloads_base("debian-6.12"), "/x86")
+            self.assertEqual(machinecode.workloads_base(), "/x86")
+            self.assertEqual(machinecode.workloads_base("arm64-debian-6.1"),
+                             machinecode.ARM64_WORKLOADS)
+        with self.assertRaises(FileNotFoundError):
+            machinecode.workload_path("v9-none/deep", "arm64-debian-6.1")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@
 
 #define BENCH_FILE	"/sys/kernel/debug/sframe_unwind/bench"
 
+#if defined(__x86_64__)
 static long raw_write(int fd, const void *buf, unsigned long len)
 {
 	long ret;
@@ -33,6 +34,23 @@ static long raw_write(int fd, const void *buf, unsigned long len)
 		     : "rcx", "r11", "memory");
 	return ret;
 }
+#elif defined(__aarch64__)
+static long raw_write(int fd, const void *buf, unsigned long len)
+{
+	register long x8 asm("x8") = SYS_write;
+	register long x0 asm("x0") = fd;
+	register long x1 asm("x1") = (long)buf;
+	register long x2 asm("x2") = (long)len;
+
+	asm volatile("svc #0"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), "r" (x2)
+		     : "memory");
+	return x0;
+}
+#else
+#error "walkbench: no raw write for this machine"
+#endif
 
 /*
  * One real frame per level: built with -fno-inline and

@@ -8,33 +8,20 @@ names it and ftrace can trace it, and the headers' ftrace and user stack
 trace options.
 """
 
-import os
-
-from vmlib.crossbuild import DEEP_BUILDS, deep_workloads
-from vmlib.machinecode import realise_artefacts
+from vmlib.kernels import headers_config
+from vmlib.machinecode import realise_artefacts, workload_path
 from vmlib.stackcheck import PATTERNS, check_recording
-from vmlib.util import cache_dir
 
+# recording prefix: the committed arm64 build (tools/testing/workloads/aarch64)
+BUILDS = {"fp": "baseline/deep-fp", "nofp": "nosframe/deep"}
 CONFIGS = ["CONFIG_DYNAMIC_FTRACE_WITH_REGS", "CONFIG_DYNAMIC_FTRACE_WITH_ARGS",
            "CONFIG_USER_STACKTRACE_SUPPORT"]
 
 
-def kernel_config(kdir):
-    """Return {option: value} of the kernel headers' .config."""
-    have = {}
-    with open(os.path.join(kdir, ".config")) as f:
-        for line in f:
-            key, sep, val = line.strip().partition("=")
-            if sep and key.startswith("CONFIG_"):
-                have[key] = val
-    return have
-
-
 def check(run):
     """Assert the frame-pointer chain; measure the rest; report the offers."""
-    top = deep_workloads(cache_dir(), "arm64")
-    for build in DEEP_BUILDS:
-        realise_artefacts(run, os.path.join(top, build, "deep"), f"{build}-")
+    for build, binary in BUILDS.items():
+        realise_artefacts(run, workload_path(binary, run.kernel), f"{build}-")
         for pattern in PATTERNS:
             limit = (">=", 0.90) if (build, pattern) == ("fp", "chain") else None
             check_recording(run, f"{build}-{pattern}", limit)
@@ -47,6 +34,6 @@ def check(run):
             for field in fields:
                 key, _, val = field.partition("=")
                 run.metric(f"{func}_{key}", val.rstrip(",") or "none")
-    config = kernel_config(run.context["kdir"])
+    config = headers_config(run.context["kdir"])
     for option in CONFIGS:
         run.metric(option, config.get(option, "n"))

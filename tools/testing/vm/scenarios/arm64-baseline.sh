@@ -15,10 +15,9 @@ fi
 unload_module vmtest_probe
 result ok "the harness's arm64 module build loads and unloads"
 
-for build in fp nofp; do
-	for p in $PATTERNS; do
-		record_pattern "/workloads/arm64/$build/deep" "$p" "$build-$p"
-	done
+for p in $PATTERNS; do
+	record_pattern /workloads/baseline/deep-fp "$p" "fp-$p"
+	record_pattern /workloads/nosframe/deep "$p" "nofp-$p"
 done
 
 # offers.txt: per function, whether /proc/kallsyms names it and whether

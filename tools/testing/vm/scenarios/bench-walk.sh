@@ -4,7 +4,7 @@
 # walkbench workload is built with both frame pointers and SFrame), once
 # with 16-byte frames and once with frames holding 128 bytes of locals.
 # needs: module
-# kernels: debian-6.12
+# kernels: debian-6.12 arm64-debian-6.12
 # timeout: 600
 . /vmtest/lib.sh
 load_module sframe_unwind

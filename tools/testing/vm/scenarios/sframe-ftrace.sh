@@ -4,7 +4,7 @@
 # keeps 8 user frames per event).
 # Three copies on two vCPUs make them preempt each other.
 # needs: module
-# kernels: all
+# kernels: all arm64-debian-6.1 arm64-debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 T=/sys/kernel/tracing

@@ -2,7 +2,7 @@
 # sframe-rmmod: unload the module 20 times in a row while perf samples an
 # SFrame workload at a high rate; the console must stay clean.
 # needs: module
-# kernels: all
+# kernels: all arm64-debian-6.1 arm64-debian-6.12
 # timeout: 600
 . /vmtest/lib.sh
 i=0

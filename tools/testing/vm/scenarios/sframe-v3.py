@@ -9,5 +9,5 @@ COMPLETE = ("chain", "recurse", "vla", "realign", "threads", "dlopen")
 
 def check(run):
     """Assert >= 99 % complete chains where SFrame covers the whole stack."""
-    realise_artefacts(run, workload_path("v3-binutils-2.47/deep"))
+    realise_artefacts(run, workload_path("v3-binutils-2.47/deep", run.kernel))
     check_patterns(run, {p: (">=", 0.99) for p in COMPLETE})

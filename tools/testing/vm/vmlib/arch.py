@@ -12,7 +12,7 @@ class Arch:
     """One guest architecture."""
 
     def __init__(self, name, qemu, machine, console, channel, channel_args,
-                 make_vars=(), boot_kmods=(), cc="gcc", multiarch=""):
+                 make_vars=(), boot_kmods=(), multiarch=""):
         self.name = name                  # Debian's architecture name
         self.qemu = qemu                  # the qemu-system binary
         self.machine = list(machine)      # its machine, CPU and accelerator
@@ -21,7 +21,6 @@ class Arch:
         self.channel_args = channel_args  # QEMU options for it (CHANNEL_LOG: the file)
         self.make_vars = list(make_vars)  # for make -C KDIR M=... modules
         self.boot_kmods = list(boot_kmods)
-        self.cc = cc                      # the C compiler for user programs
         self.multiarch = multiarch
 
     def qemu_channel(self, channel_log):
@@ -50,6 +49,6 @@ ARM64 = Arch("arm64", "qemu-system-aarch64",
               "-device", "virtconsole,chardev=channel"],
              make_vars=["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"],
              boot_kmods=["virtio_mmio", "virtio_console"],
-             cc="aarch64-linux-gnu-gcc", multiarch="aarch64-linux-gnu")
+             multiarch="aarch64-linux-gnu")
 
 ARCHES = {a.name: a for a in (AMD64, ARM64)}

@@ -312,3 +312,14 @@ def _prune_old_builds(debug_dir, keep):
         if os.path.isdir(path) and path not in keep:
             log(f"debug: removing stale {path}")
             shutil.rmtree(path, ignore_errors=True)
+
+
+def headers_config(kdir):
+    """Return {option: value} of the .config in a kernel's headers (or build tree)."""
+    have = {}
+    with open(os.path.join(kdir, ".config")) as f:
+        for line in f:
+            key, sep, val = line.strip().partition("=")
+            if sep and key.startswith("CONFIG_"):
+                have[key] = val
+    return have

@@ -19,16 +19,32 @@ import os
 import re
 import subprocess
 
+from vmlib.kernels import arch_of
 from vmlib.util import cache_dir
 
 VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
 
 
-def workload_path(relative):
-    """Return the host path of a prebuilt workload, e.g. 'v3-binutils-2.47/deep'."""
-    base = os.environ.get("SFRAME_WORKLOADS") or os.path.join(
+# arm64 guests' /workloads: the committed AArch64 builds, same folder names
+ARM64_WORKLOADS = os.path.join(REPO, "tools", "testing", "workloads", "aarch64")
+
+
+def workloads_base(kernel=None):
+    """Return the host directory of the workloads a guest of kernel gets as /workloads."""
+    if arch_of(kernel) == "arm64":
+        return ARM64_WORKLOADS
+    return os.environ.get("SFRAME_WORKLOADS") or os.path.join(
         REPO, "..", "shared", "fixtures", "workloads")
+
+
+def workload_path(relative, kernel=None):
+    """Return the host path of a prebuilt workload, e.g. 'v3-binutils-2.47/deep'.
+
+    kernel is the run's kernel name: an arm64 kernel's guest runs the
+    committed AArch64 builds, any other the x86-64 fixtures.
+    """
+    base = workloads_base(kernel)
     path = os.path.join(base, relative)
     if not os.path.exists(path):
         raise FileNotFoundError(f"workload {relative} not found under {base}")
@@ -52,7 +68,7 @@ def _machine(binary):
 
 
 @functools.lru_cache(maxsize=None)
-def _disassembly(binary):
+def disassembly(binary):
     objdump = OBJDUMP.get(_machine(binary), "objdump")
     return subprocess.run([objdump, "-d", "--no-show-raw-insn", binary],
                           capture_output=True, text=True, check=True).stdout
@@ -60,7 +76,7 @@ def _disassembly(binary):
 
 def _body(binary, func):
     body = re.search(rf"^[0-9a-f]+ <{re.escape(func)}>:\n(.*?)(?:\n\n|\Z)",
-                     _disassembly(binary), re.S | re.M)
+                     disassembly(binary), re.S | re.M)
     if not body:
         raise ValueError(f"{func} not found in {binary}")
     return body.group(1)

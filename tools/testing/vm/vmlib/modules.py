@@ -1,4 +1,4 @@
-"""Build the project's kernel modules (kernel/) against one kernel."""
+"""Build the project's kernel modules (kernel/) and the probe module against one kernel."""
 
 import glob
 import os
@@ -8,6 +8,7 @@ import shutil
 from .arch import ARCHES
 from .util import HarnessError, run
 
+VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_DIRS = {".git", "results"}
 
 
@@ -44,3 +45,15 @@ def build_modules(repo, kernel, workdir, logfile):
     if not kos:
         raise HarnessError(f"make -C kernel built no .ko (see {logfile})")
     return {os.path.basename(p)[:-3]: p for p in kos}
+
+
+def probe_module(kernel, workdir, logfile):
+    """Build the harness's probe/ against kernel into workdir; return the .ko's path."""
+    shutil.rmtree(workdir, ignore_errors=True)
+    shutil.copytree(os.path.join(VM_DIR, "probe"), workdir)
+    run(["make", "-C", kernel.kdir, f"M={workdir}", "modules"] +
+        ARCHES[kernel.arch].make_vars, logfile=logfile)
+    kos = glob.glob(os.path.join(workdir, "*.ko"))
+    if not kos:
+        raise HarnessError(f"the probe module build left no .ko (see {logfile})")
+    return kos[0]
