@@ -488,6 +488,19 @@ class KmodsTest(unittest.TestCase):
         self.assertTrue(named.runs_on("arm64-debian-6.1", False, "arm64"))
         self.assertFalse(named.runs_on("arm64-debian-6.12", True, "arm64"))
 
+    def test_default_all_is_amd64(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.sh")
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n# s: x\n"
+                        "# kernels: all arm64-debian-6.1 arm64-debian-6.12\n"
+                        "# default: all arm64-debian-6.12\n")
+            s = scenario.Scenario(path)
+        self.assertTrue(s.runs_on("debug", False, "amd64"))
+        self.assertTrue(s.runs_on("arm64-debian-6.12", False, "arm64"))
+        self.assertFalse(s.runs_on("arm64-debian-6.1", False, "arm64"))
+        self.assertTrue(s.runs_on("arm64-debian-6.1", True, "arm64"))
+
     def test_from_a_cached_image_package(self):
         release = "6.12.0-test-amd64"
         with tempfile.TemporaryDirectory() as tmp:

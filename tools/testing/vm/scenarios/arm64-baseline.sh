@@ -5,6 +5,7 @@
 # symbols and the functions ftrace can trace).
 # needs: probe
 # kernels: arm64-debian-6.1 arm64-debian-6.12
+# default: none
 # timeout: 1200
 . /vmtest/lib.sh
 

@@ -5,6 +5,7 @@
 # is the median of its rounds.
 # needs: module
 # kernels: debian-6.12
+# default: none
 # timeout: 300
 . /vmtest/lib.sh
 B=/workloads/project/mmapbench

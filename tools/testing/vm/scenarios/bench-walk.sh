@@ -5,6 +5,7 @@
 # with 16-byte frames and once with frames holding 128 bytes of locals.
 # needs: module
 # kernels: debian-6.12 arm64-debian-6.12
+# default: none
 # timeout: 600
 . /vmtest/lib.sh
 load_module sframe_unwind

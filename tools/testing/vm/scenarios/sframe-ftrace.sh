@@ -5,6 +5,7 @@
 # Three copies on two vCPUs make them preempt each other.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
+# default: all arm64-debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 T=/sys/kernel/tracing

@@ -4,6 +4,7 @@
 # the host wants complete chains.
 # needs: module
 # kernels: arm64-debian-6.1 arm64-debian-6.12
+# default: arm64-debian-6.12
 # timeout: 1500
 . /vmtest/lib.sh
 # Without the CPU's address authentication the PAC instructions are NOPs and

@@ -3,6 +3,7 @@
 # SFrame workload at a high rate; the console must stay clean.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
+# default: all arm64-debian-6.12
 # timeout: 600
 . /vmtest/lib.sh
 i=0

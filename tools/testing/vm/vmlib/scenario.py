@@ -62,11 +62,17 @@ class Scenario:
     def runs_on(self, kernel, full=False, arch="amd64"):
         """Tell whether a run (a full one: every kernel it can) includes kernel.
 
-        arch is the kernel's: "all" names the amd64 kernels only, for the
-        scenarios' programs and fixtures are x86-64 ones.
+        arch is the kernel's: "all", in either list, names the amd64 kernels
+        only, for most scenarios' programs and fixtures are x86-64 ones.
         """
-        can = ("all" in self.kernels and arch == "amd64") or kernel in self.kernels
-        return can and (full or self.default is None or kernel in self.default)
+        can = self._names(self.kernels, kernel, arch)
+        return can and (full or self.default is None or
+                        self._names(self.default, kernel, arch))
+
+    @staticmethod
+    def _names(names, kernel, arch):
+        """Tell whether a kernels: or default: list names kernel."""
+        return kernel in names or ("all" in names and arch == "amd64")
 
     def load_check(self):
         """Return the host half's check function, or None."""
