@@ -431,7 +431,8 @@ class ChannelTest(unittest.TestCase):
         blob = base64.encodebytes(gzip.compress(b"hello\n")).decode()
         text = ("@@ BOOT 6.1.0\r\n@@ BEGIN s\r\nRESULT: ok fine\r\nMETRIC: x=1\r\n"
                 f"@@ ARTEFACT a.txt\r\n{blob}@@ ARTEFACT-END a.txt\r\n"
-                "RESULT: fail bad thing\r\n@@ END s rc=0\r\n@@ DONE\r\n")
+                "RESULT: fail bad thing\r\n@@ END s rc=0 seconds=12.5\r\n"
+                "@@ BEGIN t\r\n@@ END t rc=3\r\n@@ DONE\r\n")
         log = channel.parse_channel(text)
         self.assertTrue(log.done)
         report = log.reports["s"]
@@ -439,6 +440,8 @@ class ChannelTest(unittest.TestCase):
         self.assertEqual(report.metrics, {"x": "1"})
         self.assertEqual(report.artefacts, {"a.txt": b"hello\n"})
         self.assertEqual(report.rc, 0)
+        self.assertEqual(report.seconds, 12.5)
+        self.assertEqual((log.reports["t"].rc, log.reports["t"].seconds), (3, None))
 
     def test_truncated_artefact_is_reported(self):
         log = channel.parse_channel("@@ BEGIN s\n@@ ARTEFACT a\nAAAA\n")

@@ -15,6 +15,7 @@ class GuestReport:
         self.metrics = {}        # name -> value (string)
         self.artefacts = {}      # name -> bytes
         self.rc = None           # exit status of the scenario script
+        self.seconds = None      # how long it ran, by the guest's clock
 
 
 class ChannelLog:
@@ -56,9 +57,11 @@ def parse_channel(text):
         elif line.startswith("@@ BEGIN "):
             report = log.reports.setdefault(line.split()[2], GuestReport(line.split()[2]))
         elif line.startswith("@@ END "):
-            m = re.match(r"@@ END (\S+) rc=(\d+)", line)
+            m = re.match(r"@@ END (\S+) rc=(\d+)(?: seconds=([\d.]+))?", line)
             if m:
                 report.rc = int(m.group(2))
+                if m.group(3):
+                    report.seconds = float(m.group(3))
         elif line.startswith("@@ ARTEFACT "):
             artefact = line.split(None, 2)[2]
         elif line.startswith("RESULT: "):
