@@ -2,7 +2,8 @@
 
 A scenario's header comments declare what it needs:
     # needs: module kunit probe  (project modules / KUnit modules / the
-                                 harness's probe module must exist)
+                                 harness's probe module must exist;
+                                 sframectl: an arm64 guest's is cross-built)
     # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run;
                                  all: every amd64 kernel, arm64 ones by name)
     # default: debian-6.12 ...  (where a default run, make check, runs it;
