@@ -1,0 +1,19 @@
+"""Host half of sframe-sidecar-libc: libc's sidecars complete qsort and signal."""
+
+from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.stackcheck import check_patterns, check_recording
+
+
+def check(run):
+    """Short without the sidecars, >= 99 % complete with them."""
+    realise_artefacts(run, workload_path("v3-binutils-2.47/deep", run.kernel))
+    for pattern in ("qsort", "signal"):
+        check_recording(run, f"{pattern}-bare", ("<", 0.5))
+    check_patterns(run, {"qsort": (">=", 0.99), "signal": (">=", 0.99)})
+    status = run.artefacts.get("status.txt")
+    text = status.decode() if status else ""
+    for name in ("libc.so.6", "ld-linux-aarch64.so.1"):
+        if name in text:
+            run.passed(f"status lists {name}")
+        else:
+            run.fail(f"status does not list {name}")
