@@ -1,11 +1,17 @@
 """Host half of sframe-sidecar-libc: libc's sidecars complete qsort and signal."""
 
+import re
+
 from vmlib.machinecode import realise_artefacts, workload_path
 from vmlib.stackcheck import check_patterns, check_recording
 
+# the module's counters at the end: libc's and ld.so's sidecars loaded,
+# ld.so's for libc refused (-ESTALE)
+WANT_STATS = {"sidecars_loaded": 2, "sidecars_rejected": 1}
+
 
 def check(run):
-    """Short without the sidecars, >= 99 % complete with them."""
+    """Short without the sidecars, >= 99 % complete with them, counted."""
     realise_artefacts(run, workload_path("v3-binutils-2.47/deep", run.kernel))
     for pattern in ("qsort", "signal"):
         check_recording(run, f"{pattern}-bare", ("<", 0.5))
@@ -17,3 +23,10 @@ def check(run):
             run.passed(f"status lists {name}")
         else:
             run.fail(f"status does not list {name}")
+    stats = (run.artefacts.get("module.stats") or b"").decode()
+    for counter, want in WANT_STATS.items():
+        m = re.search(rf"^{counter}: (\d+)$", stats, re.M)
+        if m and int(m.group(1)) == want:
+            run.passed(f"stats: {counter} {want}")
+        else:
+            run.fail(f"stats: {counter} {m.group(1) if m else 'missing'}, want {want}")
