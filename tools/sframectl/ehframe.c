@@ -178,13 +178,45 @@ out:
 	return 0;
 }
 
+/* Read a ULEB128 at *@p, below @end, and step past it. */
+bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val)
+{
+	const u8 *q = *p;
+	unsigned int shift = 0;
+	u64 v = 0;
+
+	do {
+		if (q >= end || shift > 63)
+			return false;
+		v |= (u64)(*q & 0x7f) << shift;
+		shift += 7;
+	} while (*q++ & 0x80);
+	*p = q;
+	*val = v;
+	return true;
+}
+
+/* Read @bytes little-endian bytes at *@p, below @end, and step past. */
+bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val)
+{
+	unsigned int i;
+
+	if (end - *p < bytes)
+		return false;
+	*val = 0;
+	for (i = 0; i < bytes; i++)
+		*val |= (u64)(*p)[i] << (8 * i);
+	*p += bytes;
+	return true;
+}
+
 /* Read a DW_EH_PE-encoded value at *@p, below @end; false if malformed. */
 static bool read_encoded(const u8 **p, const u8 *end, u8 enc, u64 field_addr,
 			 u64 *val)
 {
 	const u8 *q = *p;
-	unsigned int bytes, shift = 0, i;
-	u64 v = 0;
+	unsigned int bytes;
+	u64 v;
 
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
@@ -201,27 +233,21 @@ static bool read_encoded(const u8 **p, const u8 *end, u8 enc, u64 field_addr,
 		bytes = 2;
 		break;
 	case DW_EH_PE_uleb128:
-		do {
-			if (q >= end || shift > 63)
-				return false;
-			v |= (u64)(*q & 0x7f) << shift;
-			shift += 7;
-		} while (*q++ & 0x80);
 		bytes = 0;
 		break;
 	default:
 		return false;
 	}
-	if (bytes) {
-		if (end - q < bytes)
+	if (!bytes) {
+		if (!gen_read_uleb(&q, end, &v))
 			return false;
-		for (i = 0; i < bytes; i++)
-			v |= (u64)q[i] << (8 * i);
+	} else {
+		if (!gen_read_le(&q, end, bytes, &v))
+			return false;
 		if ((enc & 0x0f) == DW_EH_PE_sdata4)
 			v = (u64)(s64)(s32)v;
 		else if ((enc & 0x0f) == DW_EH_PE_sdata2)
 			v = (u64)(s64)(s16)v;
-		q += bytes;
 	}
 	if ((enc & 0x70) == DW_EH_PE_pcrel)
 		v += field_addr;

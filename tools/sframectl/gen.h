@@ -133,6 +133,8 @@ void gen_free(struct gen *g);
 
 /* ehframe.c: the object and its .eh_frame's functions. */
 int gen_read_eh_frame(struct gen *g);
+bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val);
+bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val);
 
 /* ra_state.c: where @f's return address is signed (AArch64). */
 bool gen_ra_signing(struct gen *g, const struct gen_func *f);

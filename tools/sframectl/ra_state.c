@@ -16,47 +16,17 @@ struct cfa_reader {
 	const u8 *end;
 };
 
-static bool read_leb(struct cfa_reader *r, u64 *val)
-{
-	unsigned int shift = 0;
-	u64 v = 0;
-	u8 b;
-
-	do {
-		if (r->p >= r->end || shift > 63)
-			return false;
-		b = *r->p++;
-		v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	*val = v;
-	return true;
-}
-
-static bool read_le(struct cfa_reader *r, unsigned int bytes, u64 *val)
-{
-	unsigned int i;
-
-	if (r->end - r->p < bytes)
-		return false;
-	*val = 0;
-	for (i = 0; i < bytes; i++)
-		*val |= (u64)r->p[i] << (8 * i);
-	r->p += bytes;
-	return true;
-}
-
 /* Step over @nleb LEB128 operands, then a block if @block. */
 static bool skip_operands(struct cfa_reader *r, unsigned int nleb, bool block)
 {
 	u64 v;
 
 	while (nleb--)
-		if (!read_leb(r, &v))
+		if (!gen_read_uleb(&r->p, r->end, &v))
 			return false;
 	if (!block)
 		return true;
-	if (!read_leb(r, &v) || v > (u64)(r->end - r->p))
+	if (!gen_read_uleb(&r->p, r->end, &v) || v > (u64)(r->end - r->p))
 		return false;
 	r->p += v;
 	return true;
@@ -112,8 +82,9 @@ static bool ra_state_run(struct gen *g, struct ra_state *st, const u8 *p,
 			case DW_CFA_advance_loc1:
 			case DW_CFA_advance_loc2:
 			case DW_CFA_advance_loc4:
-				ok = read_le(&r, 1U << (op - DW_CFA_advance_loc1),
-					     &delta);
+				ok = gen_read_le(&r.p, r.end,
+						 1U << (op - DW_CFA_advance_loc1),
+						 &delta);
 				st->loc += delta * code_align;
 				break;
 			case DW_CFA_restore_extended:
