@@ -1,8 +1,11 @@
 #!/bin/sh
 # sframe-bpf: BPF user stacks (bpf_get_stackid with BPF_F_USER_STACK, which
 # is perf's walker) of the v3 workload's chain, without and with the module.
+# The program and its syscalls are arch-neutral: arm64 guests run the
+# cross-built bpfstack on the committed AArch64 v3 build.
 # needs: module
-# kernels: all
+# kernels: all arm64-debian-6.1 arm64-debian-6.12
+# default: all arm64-debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 B=/workloads/project/bpfstack

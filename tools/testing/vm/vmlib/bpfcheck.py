@@ -60,11 +60,12 @@ def check_stacks(run, build, limits, what):
     """Assert each label's stacks of the chain pattern against limits.
 
     build: the workload build under the fixtures ("v3-binutils-2.47/deep"),
-    which the guest ran as /workloads/BUILD.  limits: {label: (op, bound)},
+    which the guest ran as /workloads/BUILD (an arm64 guest: the committed
+    AArch64 build of that name).  limits: {label: (op, bound)},
     where LABEL.expect and LABEL.stacks are the guest's artefacts and op is
     ">=" or "<".  Stacks are weighted by their counts.
     """
-    binary = workload_path(build)
+    binary = workload_path(build, run.kernel)
     realise_artefacts(run, binary)
     symbols = {f"/workloads/{build}": Symbols(binary)}
     comm = build.rsplit("/", 1)[-1]
