@@ -1,12 +1,15 @@
 """Host half of sframe-sidecar: sidecars make a program without SFrame unwind."""
 
+from vmlib.kernels import arch_of
 from vmlib.machinecode import realise_artefacts, realised_expect, workload_path
 from vmlib.stackcheck import PATTERNS, check_chain_recordings, check_patterns
+
+LOADERS = {"amd64": "ld-linux-x86-64.so.2", "arm64": "ld-linux-aarch64.so.1"}
 
 
 def check(run):
     """Every pattern complete with sidecars; bad input changed nothing."""
-    binary = workload_path("nosframe/deep")
+    binary = workload_path("nosframe/deep", run.kernel)
     realise_artefacts(run, binary)
     check_patterns(run, {p: (">=", 0.99) for p in PATTERNS})
     status = run.artefacts.get("status.txt")
@@ -15,7 +18,7 @@ def check(run):
     else:
         text = status.decode()
         for name in ("/workloads/nosframe/deep", "libdeepso.so", "libc.so.6",
-                     "ld-linux-x86-64.so.2"):
+                     LOADERS[arch_of(run.kernel)]):
             if name in text:
                 run.passed(f"status lists {name}")
             else:

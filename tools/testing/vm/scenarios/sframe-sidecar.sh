@@ -5,9 +5,12 @@
 # libdeepso.so.  Every pattern, qsort and signal included, must unwind to
 # main.  Then bad input, each refused with its reason and nothing else
 # affected (a sidecar for another build of the program included: -ESTALE
-# from the module), and unload.
-# needs: module
-# kernels: all
+# from the module), and unload.  arm64 guests run it on the committed
+# AArch64 nosframe build, with the cross-built sframectl and the host's
+# sidecars made for that build and for the sysroot's libc.
+# needs: module sframectl
+# kernels: all arm64-debian-6.1 arm64-debian-6.12
+# default: all
 # timeout: 1200
 . /vmtest/lib.sh
 load_module sframe_unwind
@@ -15,12 +18,20 @@ SF=/workloads/project/sframectl
 SC=/workloads/project/sidecars
 W=/workloads/nosframe/deep
 SO=/workloads/nosframe/libdeepso.so
-LIBC=/lib/x86_64-linux-gnu/libc.so.6
+LIBC=/lib/$(uname -m)-linux-gnu/libc.so.6
+case $(uname -m) in
+aarch64)
+	LDSO=/lib/ld-linux-aarch64.so.1
+	;;
+*)
+	LDSO=/lib64/ld-linux-x86-64.so.2
+	;;
+esac
 
 must $SF load $W
 must $SF load $SO $SC/libdeepso.so.sframe
 must $SF load $LIBC
-must $SF load /lib64/ld-linux-x86-64.so.2
+must $SF load $LDSO
 $SF status > /tmp/status.txt
 cat /tmp/status.txt
 artefact status.txt /tmp/status.txt
@@ -36,7 +47,7 @@ refused 1 "the module refused the sidecar" \
 	$SF load --force $SO $SC/truncated.sframe
 refused 2 "sidecars need CAP_SYS_ADMIN" \
 	/workloads/project/runas 65534 $SF load $W
-refused 1 "no sidecar loaded" $SF unload /workloads/project/sframe/deep
+refused 1 "no sidecar loaded" $SF unload /workloads/v3-binutils-2.47/deep
 after=$(stat_value sidecars_rejected)
 if [ "$after" = $((before + 2)) ]; then
 	result ok "stats: sidecars_rejected went from $before to $after"
