@@ -54,7 +54,8 @@ load_module()
 }
 
 # record_callgraph NAME fp|dwarf COMMAND...: perf record COMMAND's call
-# graphs (fp: what -g asks for); send `perf script` output as NAME.perf.
+# graphs (fp: what -g asks for) on $SAMPLE_EVENT (cpu-clock unless the
+# scenario sets it); send `perf script` output as NAME.perf.
 # COMMAND's output stays in /tmp/NAME.out, perf.data's size in
 # $recorded_bytes.
 record_callgraph()
@@ -62,7 +63,7 @@ record_callgraph()
 	name=$1
 	how=$2
 	shift 2
-	if ! perf record -q -N -B --call-graph="$how" -e cpu-clock -F "$PERF_FREQ" \
+	if ! perf record -q -N -B --call-graph="$how" -e "${SAMPLE_EVENT:-cpu-clock}" -F "$PERF_FREQ" \
 		-o "/tmp/$name.data" -- "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"; then
 		cat "/tmp/$name.err"
 		result fail "perf record ($how) $* failed"

@@ -51,9 +51,18 @@ def workload_path(relative, kernel=None):
     return path
 
 
-def project_workloads_dir():
-    """Where vmtest builds tools/testing/workloads for the guests."""
-    return os.path.join(cache_dir(), "workloads")
+def project_workloads_dir(arch="amd64"):
+    """Where vmtest builds tools/testing/workloads for the guests of arch."""
+    return os.path.join(cache_dir(), "workloads" if arch == "amd64" else f"workloads-{arch}")
+
+
+def guest_workload_path(path, kernel=None):
+    """Return the host path of what a guest of kernel ran as path (/workloads/...)."""
+    relative = os.path.relpath(path, "/workloads")
+    project, _, rest = relative.partition("/")
+    if project == "project":
+        return os.path.join(project_workloads_dir(arch_of(kernel)), rest)
+    return workload_path(relative, kernel)
 
 
 # by ELF e_machine: the objdump that reads it, its call and jump mnemonics
