@@ -58,6 +58,7 @@ bench-vm:
 	tools/testing/vm/vmtest --kernel debian-6.12 \
 		bench-walk bench-sample bench-callgraph bench-mmap \
 		bench-service sframe-hostile-section sframe-memory
+	VMTEST_ICOUNT=1 tools/testing/vm/vmtest --kernel debian-6.12 bench-walk
 	tools/testing/vm/vmtest --kernel arm64-debian-6.12 --kernel arm64-debian-6.1 \
 		bench-walk bench-callgraph
 

@@ -3,7 +3,7 @@
  * The one place where the format core learns whether it is built for the
  * kernel or for user space.  Need:
  *   u8..u64, s8..s64, bool, size_t, S32_MIN/MAX, U32_MAX, ARRAY_SIZE
- *   errno values (negative returns), __always_inline, __printf
+ *   errno values (negative returns), __always_inline, noinline, __printf
  *   check_add_overflow(), check_mul_overflow()
  *   get_unaligned_{le,be}{16,32,64}()
  *   sframe_alloc(), sframe_free(): large buffers (tests' flattened tables)
@@ -84,6 +84,7 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)			(sizeof(a) / sizeof((a)[0]))
 #define __sframe_attr(x)		__attribute__((x))
 #define __printf(a, b)			__sframe_attr(format(printf, a, b))
+#define noinline			__sframe_attr(noinline)
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 

@@ -340,8 +340,9 @@ static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
  * recovered from its 16 bits and the block's: it lies less than 2^16
  * bytes past the block's start.
  */
-static inline u32 sframe_flat_upper(const struct sframe_flat *flat, u32 block,
-				    u32 lo, u32 hi, u64 delta, u64 *start)
+static __always_inline u32
+sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
+		  u64 delta, u64 *start)
 {
 	u32 from, key, row, end = hi;
 
@@ -372,8 +373,8 @@ static inline u32 sframe_flat_upper(const struct sframe_flat *flat, u32 block,
  * @rel_pc is the last byte of a function (the row has END and the next
  * starts at @rel_pc + 1).  Inline: a walk does this once per frame.
  */
-static inline u16 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc,
-				   bool *at_end)
+static __always_inline u16
+sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc, bool *at_end)
 {
 	u64 delta = (u64)rel_pc - (u64)flat->base, block, next = 0;
 	u32 lo, hi, row;

@@ -229,8 +229,10 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
  * with both frame pointers and SFrame descends some frames, then writes
  * "WALKS DEPTH" here (with a raw syscall, so the first frame is its own);
  * each walker walks the captured registers WALKS times, DEPTH frames at
- * most, and reading the file gives the result.  Nothing is counted in
- * the statistics.
+ * most, and reading the file gives the result, with how many of the
+ * SFrame walker's frames were stepped by an SFrame rule (fewer while the
+ * writer's section is not in use yet).  Nothing is counted in the
+ * statistics.
  */
 #define SFRAME_BENCH_MAX_DEPTH	256
 #define SFRAME_BENCH_MAX_WALKS	1000000
@@ -248,6 +250,9 @@ static bool sframe_bench_store(void *cookie, u64 ip)
 	return ++b->n < b->max;
 }
 
+/* Frames the SFrame walker stepped by a rule, not by a fallback. */
+static u64 sframe_bench_rule_frames;
+
 static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
 					unsigned int depth)
 {
@@ -256,6 +261,7 @@ static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
 
 	sframe_walk_user_raw(regs, depth, SFRAME_WALK_BATCH, sframe_bench_store,
 			     &b, &w);
+	sframe_bench_rule_frames += w.sframe_steps;
 	return b.n;
 }
 
@@ -378,6 +384,7 @@ static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 		sframe_bench_time(sframe_bench_walkers[k], regs, 16, depth,
 				  &warm);
 	walks = DIV_ROUND_UP(walks, SFRAME_BENCH_ROUNDS);
+	sframe_bench_rule_frames = 0;
 	for (i = 0; i < SFRAME_BENCH_ROUNDS; i++)
 		for (k = 0; k < ARRAY_SIZE(sframe_bench_walkers); k++)
 			ns[k] += sframe_bench_time(sframe_bench_walkers[k],
@@ -388,8 +395,9 @@ static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 			 fr[0], fr[1], fr[2]);
 	} else {
 		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
-			 "walks %u sframe_frames %llu fp_frames %llu fp2_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu fp2_ps_per_frame %llu ratio_milli %llu ratio2_milli %llu\n",
-			 walks * SFRAME_BENCH_ROUNDS, fr[0], fr[1], fr[2],
+			 "walks %u sframe_frames %llu sframe_rule_frames %llu fp_frames %llu fp2_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu fp2_ps_per_frame %llu ratio_milli %llu ratio2_milli %llu\n",
+			 walks * SFRAME_BENCH_ROUNDS, fr[0],
+			 sframe_bench_rule_frames, fr[1], fr[2],
 			 sframe_bench_ps(ns, fr, 0), sframe_bench_ps(ns, fr, 1),
 			 sframe_bench_ps(ns, fr, 2),
 			 sframe_bench_ratio(ns, fr, 1),

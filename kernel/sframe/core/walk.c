@@ -294,7 +294,7 @@ static bool sframe_tramp_after(struct sframe_walk *w, u64 pc, bool at_end)
  * What @sec says of the frame at @pc, by decoding its FDE and FRE into
  * *@rule: SFRAME_STEP_NONE when it has no rule there.
  */
-static enum sframe_step sframe_how_decode(struct sframe_walk *w,
+static noinline enum sframe_step sframe_how_decode(struct sframe_walk *w,
 					  const struct sframe_section *sec,
 					  u64 bias, u64 pc,
 					  struct sframe_rule *rule)
@@ -313,8 +313,11 @@ static enum sframe_step sframe_how_decode(struct sframe_walk *w,
 	return SFRAME_STEP_RULE;
 }
 
-/* The same answer from the section's flattened table: one search. */
-static enum sframe_step sframe_how_flat(struct sframe_walk *w,
+/*
+ * The same answer from the section's flattened table: one search.  Inline:
+ * it is every frame's lookup, and a call and return cost as much again.
+ */
+static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
 					const struct sframe_rule **rulep)
@@ -334,7 +337,7 @@ static enum sframe_step sframe_how_flat(struct sframe_walk *w,
 }
 
 /* What @sec says at @pc: through its table if it has one. */
-static enum sframe_step sframe_how_sec(struct sframe_walk *w,
+static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
 				       const struct sframe_section *sec,
 				       u64 bias, u64 pc,
 				       const struct sframe_rule **rulep,

@@ -9,6 +9,10 @@
  * With "wide", each frame holds a 128-byte local array, as frames of real
  * code hold locals and spilled registers; without, each is 16 bytes.
  *
+ * The module loads a new program's section after its mappings appear, so
+ * until then the SFrame walker falls back to frame pointers: one-walk
+ * probes run first, until every frame is stepped by an SFrame rule.
+ *
  * usage: walkbench WALKS DEPTH [narrow|wide] [BENCH_FILE]
  * build: -O2 -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer
  *        -Wa,--gsframe
@@ -19,8 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #define BENCH_FILE	"/sys/kernel/debug/sframe_unwind/bench"
+#define PROBES		200	/* 10 s of 50 ms waits for the section */
 
 #if defined(__x86_64__)
 static long raw_write(int fd, const void *buf, unsigned long len)
@@ -83,13 +89,49 @@ static long descend_wide(int level, int fd, const char *cmd)
 	return ret + locals[0];
 }
 
+/* Run "WALKS DEPTH" from DEPTH frames down; the result in @result. */
+static int bench(int fd, long (*walk_from)(int, int, const char *),
+		 const char *walks, int depth, char *result, size_t size)
+{
+	char cmd[64];
+	ssize_t n;
+
+	snprintf(cmd, sizeof(cmd), "%s %d", walks, depth);
+	/* depth frames of walk_from() above the interrupted one */
+	if (walk_from(depth, fd, cmd) < 0) {
+		fprintf(stderr, "walkbench: write \"%s\" failed\n", cmd);
+		return -1;
+	}
+	n = pread(fd, result, size - 1, 0);
+	if (n <= 0) {
+		perror("walkbench: read");
+		return -1;
+	}
+	result[n] = 0;
+	return 0;
+}
+
+/* The number after "@key " in @result, or -1. */
+static long long field(const char *result, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p = result;
+
+	while ((p = strstr(p, key))) {
+		if ((p == result || p[-1] == ' ') && p[len] == ' ')
+			return strtoll(p + len + 1, NULL, 10);
+		p += len;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	long (*walk_from)(int level, int fd, const char *cmd) = descend;
+	const struct timespec wait = { .tv_nsec = 50 * 1000 * 1000 };
 	const char *path = BENCH_FILE;
-	char cmd[64], result[512];
+	char result[512];
 	int fd, depth, i;
-	ssize_t n;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: walkbench WALKS DEPTH [narrow|wide] [BENCH_FILE]\n");
@@ -102,23 +144,25 @@ int main(int argc, char **argv)
 			path = argv[i];
 	}
 	depth = atoi(argv[2]);
-	snprintf(cmd, sizeof(cmd), "%s %s", argv[1], argv[2]);
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		perror(path);
 		return 1;
 	}
-	/* depth frames of descend() above the interrupted one */
-	if (walk_from(depth, fd, cmd) < 0) {
-		fprintf(stderr, "walkbench: %s: write \"%s\" failed\n", path, cmd);
+	for (i = 0; i < PROBES; i++) {
+		if (bench(fd, walk_from, "1", depth, result, sizeof(result)))
+			return 1;
+		if (field(result, "sframe_rule_frames") ==
+		    field(result, "sframe_frames"))
+			break;
+		nanosleep(&wait, NULL);
+	}
+	if (i == PROBES) {
+		fprintf(stderr, "walkbench: own section never in use: %s", result);
 		return 1;
 	}
-	n = pread(fd, result, sizeof(result) - 1, 0);
-	if (n <= 0) {
-		perror(path);
+	if (bench(fd, walk_from, argv[1], depth, result, sizeof(result)))
 		return 1;
-	}
-	result[n] = 0;
 	fputs(result, stdout);
 	close(fd);
 	return 0;

@@ -10,7 +10,7 @@ def check_frames(run, frames, what):
     m = {k[len(frames) + 1:]: v for k, v in run.metrics.items()
          if k.startswith(frames + "_")}
     modes = ("sframe", "fp", "fp2")
-    need = ["walks", "ratio_milli", "ratio2_milli"]
+    need = ["walks", "ratio_milli", "ratio2_milli", "sframe_rule_frames"]
     need += [f"{mode}_{what}" for mode in modes
              for what in ("frames", "ps_per_frame")]
     if any(k not in m for k in need):
@@ -27,6 +27,13 @@ def check_frames(run, frames, what):
                      f"want {walks * DEPTH}")
         ns[mode] = int(m[f"{mode}_ps_per_frame"]) / 1000
         run.metric(f"{frames}_{mode}_ns_per_frame", f"{ns[mode]:.1f}")
+    # The SFrame walker's figure is the rules' only if no frame fell back.
+    rules = int(m["sframe_rule_frames"])
+    if rules == int(m["sframe_frames"]):
+        run.passed(f"{frames}: every SFrame walker frame stepped by a rule")
+    else:
+        run.fail(f"{frames}: {rules} of {m['sframe_frames']} SFrame walker "
+                 "frames stepped by a rule: the others fell back")
     ratio = int(m["ratio_milli"]) / 1000
     ratio2 = int(m["ratio2_milli"]) / 1000
     run.metric(f"{frames}_sframe_to_fp_ratio", f"{ratio:.2f}")

@@ -17,6 +17,11 @@ POLL_SECONDS = 5
 # a guest silent on both ports this long is taken as hung (a scenario that
 # legitimately runs longer must print something meanwhile)
 IDLE_TIMEOUT = int(os.environ.get("VMTEST_IDLE_TIMEOUT", "300"))
+# VMTEST_ICOUNT=1: the guest's clock counts its instructions (1 ns each)
+# instead of following the host's, so a benchmark's "ns" are instruction
+# counts, the same on every run whatever else the host does.
+ICOUNT = os.environ.get("VMTEST_ICOUNT", "") == "1"
+ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
 KERNEL_ARGS = [
     "rdinit=/init", "panic=-1", "printk.time=1",
     "loglevel=7", "no_hash_pointers", "8250.nr_uarts=4",
@@ -80,6 +85,7 @@ def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memo
     cmd = [qemu] + guest.machine + ["-smp", "2", "-m", memory,
                                     "-nographic", "-no-reboot", "-monitor", "none",
                                     "-nic", "none", "-serial", "stdio"] + \
+        ICOUNT_ARGS * ICOUNT + \
         guest.qemu_channel(channel_log) + \
         ["-kernel", bzimage, "-initrd", initrd,
          "-append", " ".join(console + KERNEL_ARGS + list(extra_args))]
