@@ -3,7 +3,7 @@
 # Frame pointers are the reference: the host checks that chains reach main.
 # needs:
 # kernels: all
-# default: debian-6.1 debian-6.12
+# default: debian-6.1
 # timeout: 600
 . /vmtest/lib.sh
 record_patterns /workloads/baseline/deep-fp

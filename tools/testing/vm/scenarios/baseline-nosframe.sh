@@ -3,7 +3,7 @@
 # module.  Proves the problem: the host checks that chains are truncated.
 # needs:
 # kernels: all
-# default: debian-6.1 debian-6.12
+# default: debian-6.1
 # timeout: 600
 . /vmtest/lib.sh
 record_patterns /workloads/nosframe/deep

@@ -11,7 +11,7 @@
 # A restart of the service takes the sidecar from its cache.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 600
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl

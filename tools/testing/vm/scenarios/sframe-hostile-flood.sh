@@ -6,7 +6,7 @@
 # idle_seconds after the flood exits.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 600
 . /vmtest/lib.sh
 P=/workloads/project

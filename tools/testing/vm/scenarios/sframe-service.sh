@@ -19,7 +19,7 @@
 # stays, and the service does not replace it.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 900
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl

@@ -3,7 +3,7 @@
 # SFrame) with sframe_unwind loaded; the host wants complete chains.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
-# default: debian-6.12
+# default: none
 # timeout: 900
 . /vmtest/lib.sh
 load_module sframe_unwind
