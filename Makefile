@@ -6,12 +6,13 @@
 #                         the module cross-built for arm64 (Debian's arm64
 #                         linux-headers with the amd64 linux-kbuild)
 #   make tools            tools/sframectl/sframectl
-#   make check            every test suite (user space, fuzz smoke, VM)
+#   make check            every test suite (user space, fuzz smoke, VM,
+#                         systest --quick)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make check-system     the packages installed on a booted Debian 12
-#                         system (tools/testing/vm/systest; not in check:
-#                         about 21 minutes)
+#                         system (tools/testing/vm/systest, about 21
+#                         minutes; check runs only its --quick part)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            every benchmark: bench-user, then bench-vm
 #   make bench-user       format-core look-up/validation and sframectl gen

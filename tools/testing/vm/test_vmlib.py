@@ -6,6 +6,8 @@ Run: python3 tools/testing/vm/test_vmlib.py
 
 import base64
 import gzip
+import importlib.machinery
+import importlib.util
 import lzma
 import os
 import subprocess
@@ -19,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
 from vmlib import arch, bpfcheck, channel, console, forkcheck, initramfs, kmods, ktap, \
-    machinecode, scenario, stackcheck, sysroot  # noqa: E402
+    machinecode, scenario, stackcheck, sysimage, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -446,6 +448,35 @@ class ChannelTest(unittest.TestCase):
     def test_truncated_artefact_is_reported(self):
         log = channel.parse_channel("@@ BEGIN s\n@@ ARTEFACT a\nAAAA\n")
         self.assertEqual(len(log.broken), 1)
+
+
+class SystestModesTest(unittest.TestCase):
+    """systest's modes: an image of each kind, a guest function per phase."""
+
+    def setUp(self):
+        vm_dir = os.path.dirname(os.path.abspath(__file__))
+        loader = importlib.machinery.SourceFileLoader("systest", os.path.join(vm_dir, "systest"))
+        self.systest = importlib.util.module_from_spec(
+            importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(self.systest)
+        with open(os.path.join(vm_dir, "guest", "systest.sh")) as f:
+            self.guest = f.read()
+
+    def test_each_mode_has_its_image(self):
+        self.assertEqual(set(self.systest.MODES), set(sysimage.IMAGES))
+        dirs = [subdir for subdir, _ in sysimage.IMAGES.values()]
+        self.assertEqual(len(set(dirs)), len(dirs))
+
+    def test_quick_image_is_part_of_the_full_one(self):
+        quick, full = sysimage.IMAGES["quick"][1], sysimage.IMAGES["full"][1]
+        self.assertLess(set(quick), set(full))
+        for client in ("bpftrace", "bpfcc-tools", "sqlite3", "lzip"):
+            self.assertNotIn(client, quick)
+
+    def test_each_phase_is_a_guest_function(self):
+        for phases in self.systest.MODES.values():
+            for phase in phases:
+                self.assertIn(f"\n{phase}_phase()\n", self.guest)
 
 
 class KmodsTest(unittest.TestCase):

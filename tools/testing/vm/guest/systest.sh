@@ -1,8 +1,9 @@
 #!/bin/sh
 # systest guest: issue 12's install scenario on a booted Debian 12 system,
-# one phase per boot (install, then reboot), reported on the channel port
-# as vmtest's scenarios are.  Run by systest.service from /vmtest (the
-# second disk: this script, lib.sh, settings, the .debs).
+# one phase per boot (the settings' PHASES: install, then reboot; or quick
+# alone), reported on the channel port as vmtest's scenarios are.  Run by
+# systest.service from /vmtest (the second disk: this script, lib.sh,
+# settings, the .debs).
 . /vmtest/lib.sh
 STATE=/var/lib/systest
 SERVICE=sframe-unwind
@@ -246,7 +247,9 @@ load_system()
 	artefact system.stats /tmp/system.stats
 }
 
-install_phase()
+# install_packages: apt-get install of both .debs; DKMS must have built
+# the module for the running kernel and the service must run.
+install_packages()
 {
 	start=$(uptime_ms)
 	if apt-get install -y /vmtest/debs/sframe-unwind-dkms_*.deb \
@@ -275,6 +278,44 @@ install_phase()
 		result fail "$SERVICE is not active"
 		return 1
 	fi
+}
+
+# purge: apt-get purge of both packages must leave no module, unit or
+# cache behind.
+purge()
+{
+	if apt-get purge -y sframectl sframe-unwind-dkms > /tmp/apt-purge.log 2>&1; then
+		result ok "apt-get purge of the two packages"
+	else
+		result fail "apt-get purge of the two packages: exit $?"
+	fi
+	artefact apt-purge.log /tmp/apt-purge.log
+	gone "the module" /lib/modules/"$(uname -r)"/updates/dkms/sframe_unwind.ko* \
+		/var/lib/dkms/sframe-unwind /usr/src/sframe-unwind-*
+	gone "the unit" /lib/systemd/system/$SERVICE.service \
+		/etc/systemd/system/multi-user.target.wants/$SERVICE.service
+	gone "the cache" /var/cache/sframe-unwind
+	if modinfo sframe_unwind > /dev/null 2>&1; then
+		result fail "modinfo still finds sframe_unwind"
+	else
+		result ok "modinfo finds no sframe_unwind"
+	fi
+	metric module_loaded_after_purge "$([ -d /sys/module/sframe_unwind ] && echo 1 || echo 0)"
+}
+
+# quick: make check's part, in one boot: the install, perl's stacks, the
+# purge.
+quick_phase()
+{
+	install_packages || return 1
+	record perl perl
+	sframe_state module
+	purge
+}
+
+install_phase()
+{
+	install_packages || return 1
 	record_programs
 	clients
 	upgrade
@@ -325,37 +366,22 @@ reboot_phase()
 	else
 		result fail "after the reboot: $at_exit generated, $added new cache files, $rewritten rewritten, $again served again"
 	fi
-
-	if apt-get purge -y sframectl sframe-unwind-dkms > /tmp/apt-purge.log 2>&1; then
-		result ok "apt-get purge of the two packages"
-	else
-		result fail "apt-get purge of the two packages: exit $?"
-	fi
-	artefact apt-purge.log /tmp/apt-purge.log
-	gone "the module" /lib/modules/"$(uname -r)"/updates/dkms/sframe_unwind.ko* \
-		/var/lib/dkms/sframe-unwind /usr/src/sframe-unwind-*
-	gone "the unit" /lib/systemd/system/$SERVICE.service \
-		/etc/systemd/system/multi-user.target.wants/$SERVICE.service
-	gone "the cache" /var/cache/sframe-unwind
-	if modinfo sframe_unwind > /dev/null 2>&1; then
-		result fail "modinfo still finds sframe_unwind"
-	else
-		result ok "modinfo finds no sframe_unwind"
-	fi
-	metric module_loaded_after_purge "$([ -d /sys/module/sframe_unwind ] && echo 1 || echo 0)"
+	purge
 }
 
 mkdir -p $STATE
-phase=$(cat $STATE/phase 2> /dev/null || echo install)
+phase=$(cat $STATE/phase 2> /dev/null || echo "${PHASES%% *}")
 channel "@@ BOOT $(uname -r)"
 echo "vmtest: ==== begin $phase ===="
 channel "@@ BEGIN $phase"
 metric boot_to_test_s "$(cut -d. -f1 /proc/uptime)"
 case $phase in
-install)	install_phase; rc=$?; next=reboot ;;
-*)		reboot_phase; rc=$?; next=finished ;;
+install|reboot|quick)	"${phase}_phase"; rc=$? ;;
+*)			result fail "unknown phase $phase"; rc=1 ;;
 esac
-echo $next > $STATE/phase
+# the next boot's: the phase after this one in PHASES, if any
+next=$(echo " $PHASES " | sed -n "s/.* $phase \([^ ]*\) .*/\1/p")
+echo "${next:-finished}" > $STATE/phase
 echo "vmtest: ==== end $phase rc=$rc ===="
 channel "@@ END $phase rc=$rc"
 channel "@@ DONE"

@@ -2,10 +2,10 @@
 
 debootstrap (bookworm, the machine's own mirror, Debian's keyring) with
 systemd, DKMS, the kernel's own image and headers packages and what the
-install scenario runs; a oneshot unit runs /vmtest/systest.sh from a second
-disk at every boot.  The tree becomes an ext4 image (mkfs.ext4 -d), kept in
-the cache under a hash of what went into it, beside the kernel and initrd
-it boots.
+install scenario runs (all of it, or its quick mode's part); a oneshot
+unit runs /vmtest/systest.sh from a second disk at every boot.  The tree
+becomes an ext4 image (mkfs.ext4 -d), kept in the cache under a hash of
+what went into it, beside the kernel and initrd it boots.
 """
 
 import glob
@@ -15,14 +15,17 @@ import shutil
 from .apt import KEYRING, debian_mirror
 from .util import HarnessError, log, need_tool, run, sha256_of
 
-# In the image, whatever the kernel: init, DKMS and the module's build
-# (the headers bring gcc-12 and make), the stock programs the scenario
-# records and perf, and the profilers the clients' scenario runs (the
-# kernel's headers, installed below, serve bcc's compiler too).  openssl:
-# DKMS makes its signing key with it.
-BASE_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
-                 "linux-perf", "perl", "xz-utils", "sqlite3", "lzip", "bpftrace",
-                 "bpfcc-tools"]
+# In every image, whatever the kernel: init, DKMS and the module's build
+# (the headers bring gcc-12 and make), perf and perl, the program quick
+# mode records.  openssl: DKMS makes its signing key with it.
+QUICK_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
+                  "linux-perf", "perl"]
+# The full scenario's other stock programs and the profilers its clients'
+# step runs (the kernel's headers, installed below, serve bcc's compiler).
+FULL_PACKAGES = QUICK_PACKAGES + ["xz-utils", "sqlite3", "lzip", "bpftrace", "bpfcc-tools"]
+# Each kind of image: its directory in the cache and its packages.  Each
+# kind is cached on its own, so that a quick image does not evict a full one.
+IMAGES = {"full": ("systest", FULL_PACKAGES), "quick": ("systest-quick", QUICK_PACKAGES)}
 IMAGE_SLACK_MB = 1536           # free space for DKMS, perf data, the cache
 # Timers and services a test machine does not want running behind its back.
 MASKED = ["apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer",
@@ -106,17 +109,19 @@ def _make_ext4(root, disk, logfile):
         logfile=logfile)
 
 
-def ensure_image(cache, kernel, suite, extra_packages=(), logfile=None):
-    """Build (once) the system image for kernel (a kernels.Kernel) of suite.
+def ensure_image(cache, kernel, suite, kind="full", extra_packages=(), logfile=None):
+    """Build (once) the system image of kind (IMAGES) for kernel of suite.
 
-    extra_packages are installed too (the packages' dependencies, so that
-    `apt install` of the .debs needs no network).  Returns a SystemImage.
+    kernel is a kernels.Kernel.  extra_packages are installed too (the
+    packages' dependencies, so that `apt install` of the .debs needs no
+    network).  Returns a SystemImage.
     """
     release = kernel.release
-    packages = sorted(set(BASE_PACKAGES) | set(extra_packages))
+    subdir, base = IMAGES[kind]
+    packages = sorted(set(base) | set(extra_packages))
     key = sha256_of(release, " ".join(_suites(suite)), " ".join(packages),
                     " ".join(MASKED), SYSTEST_UNIT, FSTAB)
-    top = os.path.join(cache, "systest")
+    top = os.path.join(cache, subdir)
     image = SystemImage(os.path.join(top, f"{kernel.name}-{key}"), release)
     if image.ready():
         return image
