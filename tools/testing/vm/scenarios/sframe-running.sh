@@ -5,13 +5,18 @@
 # kernels: all
 # timeout: 300
 . /vmtest/lib.sh
-/workloads/v3-binutils-2.47/deep chain 8 > /tmp/chain.expect &
+# The workload outlives the recording whatever the load and insmod take,
+# and is stopped after it: SIGTERM is its only expected end.
+/workloads/v3-binutils-2.47/deep chain 300 > /tmp/chain.expect &
 pid=$!
 sleep 1
 load_module sframe_unwind
 sleep 1
 perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -p $pid -o /tmp/run.data -- sleep 4
-wait $pid || result fail "workload failed"
+kill $pid
+wait $pid
+rc=$?
+[ $rc = 143 ] || result fail "workload ended before it was stopped: exit $rc"
 perf script -i /tmp/run.data --no-inline -F comm,tid,ip,sym,dso > /tmp/chain.perf
 artefact chain.expect /tmp/chain.expect
 artefact chain.perf /tmp/chain.perf

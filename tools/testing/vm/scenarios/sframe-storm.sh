@@ -13,12 +13,15 @@ P=/workloads/project
 # After a reload every process is rescanned and every file read again,
 # by kworkers that share two vCPUs with the storm and perf.  Under the
 # debug kernel (KASAN, lockdep, kmemleak) in TCG that took 0.16 s before
-# the storm and once over 5 s in it (CI); reload2_section_ms reports it.
+# the storm and once over 5 s in it (CI); on debian-6.12 with four other
+# TCG guests on the host's two cores, over 10 s (and the steady workload
+# complete again after it).  reload2_section_ms reports it; the bound
+# only tells "slow" from "never".
 case $KERNEL in
 debug)	STORM_S=$((STORM_SECONDS / 2 + 1))
-	BACK_MS=20000 ;;
+	BACK_MS=60000 ;;
 *)	STORM_S=$STORM_SECONDS
-	BACK_MS=10000 ;;
+	BACK_MS=30000 ;;
 esac
 # Entries of files no process maps any more go after IDLE_S.
 IDLE_S=3
