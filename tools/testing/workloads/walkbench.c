@@ -152,7 +152,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < PROBES; i++) {
 		if (bench(fd, walk_from, "1", depth, result, sizeof(result)))
 			return 1;
-		if (field(result, "sframe_rule_frames") ==
+		/* An "error:" result has neither field: not ready either. */
+		if (field(result, "sframe_frames") > 0 &&
+		    field(result, "sframe_rule_frames") ==
 		    field(result, "sframe_frames"))
 			break;
 		nanosleep(&wait, NULL);
