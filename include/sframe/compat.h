@@ -11,6 +11,8 @@
  *	@direct (the module's own walk callbacks, SFRAME_WALK_USER_OPS);
  *   sframe_walk_read(f, ctx, addr, val, n): call the read callback @f,
  *	inline when it is the module's
+ *   sframe_walk_native_read: the module's read callback (NULL elsewhere),
+ *	which a loop may compare @f with once and then read inline
  */
 #ifndef _SFRAME_COMPAT_H
 #define _SFRAME_COMPAT_H
@@ -59,6 +61,7 @@ static __always_inline int sframe_user_read_inline(u64 addr, u64 *val,
 #define sframe_walk_read(f, ctx, addr, val, n)				\
 	(likely((f) == sframe_user_read) ?				\
 	 sframe_user_read_inline(addr, val, n) : (f)(ctx, addr, val, n))
+#define sframe_walk_native_read	sframe_user_read
 #endif
 #else
 #include <endian.h>			/* and, through sys/cdefs.h, __always_inline */
@@ -147,6 +150,7 @@ static inline u64 get_unaligned_be64(const void *p)
 #ifndef sframe_walk_call
 #define sframe_walk_call(f, direct, ...)	f(__VA_ARGS__)
 #define sframe_walk_read(f, ctx, addr, val, n)	f(ctx, addr, val, n)
+#define sframe_walk_native_read	NULL
 #endif
 
 #endif /* _SFRAME_COMPAT_H */

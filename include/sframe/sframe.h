@@ -100,6 +100,11 @@ struct sframe_section {
 	u32 index_entries;
 	s64 index_base;
 	const struct sframe_flat *flat;	/* optional, see sframe_flat_build() */
+	/*
+	 * Set by the owner after validation, never reused: the key of the
+	 * walk's step cache (walk.h); 0, the default, keeps it out.
+	 */
+	u64 id;
 };
 
 /*

@@ -58,6 +58,43 @@ struct sframe_walk_ops {
 	bool (*reg)(void *ctx, unsigned int reg, u64 *val);
 };
 
+/*
+ * The step cache: from a return address to how to step over its frame,
+ * for the common rule, whose CFA is SP or FP plus an offset and which
+ * saved the return address at the CFA (and the FP, or not at all).  An
+ * entry holds the section's id (never reused) and the PC relative to the
+ * object as key (a file's section serves every process that maps it, at
+ * any address), and a copy of the rule as value: it points to nothing,
+ * and once its section is gone it can no longer match.  Only answers of
+ * a section's own flattened table are kept, and only those that depend
+ * on nothing else: no signal frame, no end of a function.  The walk does
+ * not lock it: its owner gives each walk a table no other walk uses
+ * meanwhile (the kernel: one per CPU and interrupt level).
+ */
+#define SFRAME_STEP_CACHE_BITS	7
+#define SFRAME_STEP_CACHE_SIZE	(1U << SFRAME_STEP_CACHE_BITS)
+
+/* Where the caller's FP is. */
+enum {
+	SFRAME_STEP_FP_SAME,		/* not saved: the FP is unchanged */
+	SFRAME_STEP_FP_BELOW_RA,	/* saved just below the RA: one read */
+	SFRAME_STEP_FP_APART,		/* saved at fp_offset */
+};
+
+struct sframe_step_entry {
+	u64 sec_id;
+	u64 rel;			/* the PC minus the object's load bias */
+	s32 cfa_offset;
+	s16 ra_offset;			/* from the CFA */
+	s16 fp_offset;			/* from the CFA, for FP_APART */
+	u8 from_fp;			/* CFA based on FP, else SP */
+	u8 fp_at;			/* SFRAME_STEP_FP_* */
+};
+
+struct sframe_step_cache {
+	struct sframe_step_entry e[SFRAME_STEP_CACHE_SIZE];
+};
+
 struct sframe_walk {
 	const struct sframe_arch *arch;
 	u64 ip;
@@ -73,6 +110,8 @@ struct sframe_walk {
 	unsigned int sframe_steps;
 	unsigned int fp_steps;
 	unsigned int signal_steps;	/* through rt_sigframes */
+	unsigned int cached_steps;	/* of sframe_steps, by the step cache */
+	struct sframe_step_cache *cache;	/* optional: sframe_walk_cache() */
 	struct sframe_where where;	/* the last lookup's answer */
 	const struct sframe_walk_ops *ops;
 	void *ctx;
@@ -85,6 +124,13 @@ bool sframe_walk_next(struct sframe_walk *w);
 unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 			      unsigned int max);
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
+
+/* Step through @cache, which the walk has to itself (see above). */
+static inline void sframe_walk_cache(struct sframe_walk *w,
+				     struct sframe_step_cache *cache)
+{
+	w->cache = cache;
+}
 
 /*
  * Return addresses signed with pointer authentication carry a code in

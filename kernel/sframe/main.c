@@ -90,6 +90,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "events_dropped", st->events_dropped);
 	sframe_show(s, "samples", st->samples);
 	sframe_show(s, "frames_sframe", st->frames_sframe);
+	sframe_show(s, "frames_cached", st->frames_cached);
 	sframe_show(s, "frames_fp", st->frames_fp);
 	sframe_show(s, "frames_signal", st->frames_signal);
 	sframe_show(s, "walk_ns_max", st->walk_ns_max);
@@ -137,6 +138,11 @@ static int __init sframe_unwind_init(void)
 	int ret;
 
 	ret = sframe_files_init();
+	if (!ret) {
+		ret = sframe_step_cache_init();
+		if (ret)
+			sframe_cache_exit();
+	}
 	if (ret)
 		return ret;
 	sframe_debugfs = debugfs_create_dir("sframe_unwind", NULL);
@@ -156,6 +162,7 @@ static int __init sframe_unwind_init(void)
 	}
 	if (ret) {
 		debugfs_remove_recursive(sframe_debugfs);
+		sframe_step_cache_exit();
 		sframe_cache_exit();
 		return ret;
 	}
@@ -169,6 +176,7 @@ static void __exit sframe_unwind_exit(void)
 	sframe_sidecar_exit();
 	sframe_detach();
 	debugfs_remove_recursive(sframe_debugfs);
+	sframe_step_cache_exit();
 	sframe_cache_exit();
 }
 

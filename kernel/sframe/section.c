@@ -5,6 +5,7 @@
  * allocated; a section that cannot have one is refused.  Once its owner
  * has checked it against the object, the bytes go and the table stays.
  */
+#include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -69,6 +70,8 @@ out:
 	return ret;
 }
 
+static atomic64_t sframe_sec_ids = ATOMIC64_INIT(0);
+
 /*
  * Validate @size bytes at @data (kvmalloc()ed), assumed at link address
  * @vaddr, into a section ready for lookups.  Takes over @data and
@@ -99,6 +102,8 @@ struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,
 	s->charge = *charge;
 	charge->bytes = 0;
 	ret = sframe_validate(&s->sec, data, size, vaddr, options, err);
+	/* Unique for the module's life: the walk's step cache keys on it. */
+	s->sec.id = atomic64_inc_return(&sframe_sec_ids);
 	if (!ret && s->sec.abi != sframe_arch_native.abi)
 		ret = -EPROTONOSUPPORT;
 	if (!ret)

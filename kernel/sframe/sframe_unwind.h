@@ -37,6 +37,7 @@ enum sframe_load_fail {
 struct sframe_stats {
 	u64 samples;			/* walks started */
 	u64 frames_sframe;		/* frames found by SFrame rules */
+	u64 frames_cached;		/* of those, by the step cache */
 	u64 frames_fp;			/* frames found by frame pointers */
 	u64 frames_signal;		/* frames found through rt_sigframes */
 	u64 stops[SFRAME_NR_STOPS];
@@ -158,6 +159,8 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);
 #endif
 void sframe_bench_debugfs(struct dentry *dir);
+int sframe_step_cache_init(void);
+void sframe_step_cache_exit(void);
 
 /* attach.c */
 int sframe_attach(bool perf, bool stacktrace, bool deferred);

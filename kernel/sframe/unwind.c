@@ -63,8 +63,70 @@ static __always_inline u64 sframe_user_fp(const struct pt_regs *regs)
 	return frame_pointer((struct pt_regs *)regs);
 }
 
+/*
+ * The step caches (walk.h): one per CPU and interrupt level.  A walk is
+ * interrupted on its CPU only by one of a higher level, so two walks
+ * never share a table; @busy covers the exception, a walk started inside
+ * another of its level (a BPF program on a function the walk calls),
+ * which goes without.  Walks hold the CPU: preemption is off.
+ */
+#define SFRAME_CACHE_LEVELS	4	/* task, softirq, hardirq, NMI */
+
+struct sframe_step_caches {
+	struct sframe_step_cache level[SFRAME_CACHE_LEVELS];
+	bool busy[SFRAME_CACHE_LEVELS];
+};
+
+static struct sframe_step_caches __percpu *sframe_step_caches;
+
+static __always_inline unsigned int sframe_cache_level(void)
+{
+	if (in_nmi())
+		return 3;
+	if (hardirq_count())
+		return 2;
+	return in_serving_softirq() ? 1 : 0;
+}
+
+/* This CPU's table for this level, marked busy; NULL if it is taken. */
+static __always_inline struct sframe_step_caches *
+sframe_cache_get(unsigned int level)
+{
+	struct sframe_step_caches *c;
+
+	if (!sframe_step_caches)
+		return NULL;
+	c = this_cpu_ptr(sframe_step_caches);
+	if (c->busy[level])
+		return NULL;
+	c->busy[level] = true;
+	barrier();
+	return c;
+}
+
+static __always_inline void sframe_cache_put(struct sframe_step_caches *c,
+					     unsigned int level)
+{
+	barrier();
+	if (c)
+		c->busy[level] = false;
+}
+
+int sframe_step_cache_init(void)
+{
+	sframe_step_caches = alloc_percpu(struct sframe_step_caches);
+	return sframe_step_caches ? 0 : -ENOMEM;
+}
+
+/* Once no walk can be running. */
+void sframe_step_cache_exit(void)
+{
+	free_percpu(sframe_step_caches);
+	sframe_step_caches = NULL;
+}
+
 /* Return addresses a walk hands over at most at once, from its stack. */
-#define SFRAME_WALK_BATCH	8
+#define SFRAME_WALK_BATCH	16
 
 /*
  * Walk the current task's user stack from @regs, handing each caller's
@@ -72,13 +134,16 @@ static __always_inline u64 sframe_user_fp(const struct pt_regs *regs)
  * (then return true).  The walk steps @batch frames at a time, so
  * @batch - 1 beyond what @store takes at most.  Inline in each caller,
  * so that @store is too.  Sections are used under RCU, which also lets
- * module unload wait for walks in flight.
+ * module unload wait for walks in flight.  @cache: step through this
+ * CPU's step cache (only the benchmark's cold walk goes without).
  */
 static __always_inline bool
 sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
 		     unsigned int batch, bool (*store)(void *cookie, u64 ip),
-		     void *cookie, struct sframe_walk *w)
+		     void *cookie, struct sframe_walk *w, bool cache)
 {
+	struct sframe_step_caches *caches = NULL;
+	unsigned int level = sframe_cache_level();
 	struct sframe_user_ctx ctx = {
 		.cur = { .mm = current->mm },
 		.regs = regs,
@@ -88,10 +153,15 @@ sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
 	bool full = false;
 
 	rcu_read_lock();
+	preempt_disable_notrace();
 	sframe_walk_start(w, &sframe_arch_native, sframe_user_ip(regs),
 			  sframe_user_sp(regs), sframe_user_fp(regs),
 			  &sframe_user_ops, &ctx);
 	sframe_walk_strip_ra(w, sframe_regs_pac_bits());
+	if (cache)
+		caches = sframe_cache_get(level);
+	if (caches)
+		sframe_walk_cache(w, &caches->level[level]);
 	for (;;) {
 		want = min3(max, batch, (unsigned int)SFRAME_WALK_BATCH);
 		n = sframe_walk_fill(w, ips, want);
@@ -105,6 +175,8 @@ sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
 			break;
 		}
 	}
+	sframe_cache_put(caches, level);
+	preempt_enable_notrace();
 	rcu_read_unlock();
 	return full;
 }
@@ -119,7 +191,7 @@ sframe_walk_user(const struct pt_regs *regs, unsigned int max,
 	struct sframe_walk w;
 	bool full;
 
-	full = sframe_walk_user_raw(regs, max, batch, store, cookie, &w);
+	full = sframe_walk_user_raw(regs, max, batch, store, cookie, &w, true);
 
 	ns = local_clock() - start;
 	if (ns > this_cpu_read(sframe_stats.walk_ns_max))
@@ -127,6 +199,7 @@ sframe_walk_user(const struct pt_regs *regs, unsigned int max,
 	sframe_count_add(walk_ns_total, ns);
 	sframe_count(samples);
 	sframe_count_add(frames_sframe, w.sframe_steps);
+	sframe_count_add(frames_cached, w.cached_steps);
 	sframe_count_add(frames_fp, w.fp_steps);
 	sframe_count_add(frames_signal, w.signal_steps);
 	if (full)
@@ -231,8 +304,12 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
  * each walker walks the captured registers WALKS times, DEPTH frames at
  * most, and reading the file gives the result, with how many of the
  * SFrame walker's frames were stepped by an SFrame rule (fewer while the
- * writer's section is not in use yet).  Nothing is counted in the
- * statistics.
+ * writer's section is not in use yet).  The SFrame walk is timed twice:
+ * as in a profile, where the same call sites come back sample after
+ * sample and the step cache knows them, and cold, without the cache, as
+ * at a call site's first sample.  Every walker hands each return address
+ * to the same consumer, which stores it as perf's does.  Nothing is
+ * counted in the statistics.
  */
 #define SFRAME_BENCH_MAX_DEPTH	256
 #define SFRAME_BENCH_MAX_WALKS	1000000
@@ -243,50 +320,76 @@ struct sframe_bench_store {
 	unsigned int max;
 };
 
+/* Where the consumer stores (under sframe_bench_lock). */
+static u64 sframe_bench_ips[SFRAME_BENCH_MAX_DEPTH];
+
 static bool sframe_bench_store(void *cookie, u64 ip)
 {
 	struct sframe_bench_store *b = cookie;
 
+	sframe_bench_ips[b->n] = ip;
 	return ++b->n < b->max;
 }
 
-/* Frames the SFrame walker stepped by a rule, not by a fallback. */
+/*
+ * Frames the SFrame walkers stepped by a rule, not by a fallback, and of
+ * the cached walker's, those stepped from the cache.
+ */
 static u64 sframe_bench_rule_frames;
+static u64 sframe_bench_cold_rule_frames;
+static u64 sframe_bench_cached_frames;
 
-static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
-					unsigned int depth)
+/* The SFrame walker, through the step cache or @cold. */
+static __always_inline unsigned int
+sframe_bench_walk(const struct pt_regs *regs, unsigned int depth, bool cold,
+		  u64 *rule_frames)
 {
 	struct sframe_bench_store b = { .max = depth };
 	struct sframe_walk w;
 
 	sframe_walk_user_raw(regs, depth, SFRAME_WALK_BATCH, sframe_bench_store,
-			     &b, &w);
-	sframe_bench_rule_frames += w.sframe_steps;
+			     &b, &w, !cold);
+	*rule_frames += w.sframe_steps;
+	sframe_bench_cached_frames += w.cached_steps;
 	return b.n;
+}
+
+static unsigned int sframe_bench_sframe(const struct pt_regs *regs,
+					unsigned int depth)
+{
+	return sframe_bench_walk(regs, depth, false, &sframe_bench_rule_frames);
+}
+
+static unsigned int sframe_bench_cold(const struct pt_regs *regs,
+				      unsigned int depth)
+{
+	return sframe_bench_walk(regs, depth, true,
+				 &sframe_bench_cold_rule_frames);
 }
 
 /*
  * The frame-pointer walk at its cheapest: per frame, one read of the
  * saved FP and the return address together, through the same primitive
- * as the SFrame walk, and nothing else.
+ * as the SFrame walk, and the consumer's store.
  */
 static unsigned int sframe_bench_fp(const struct pt_regs *regs,
 				    unsigned int depth)
 {
 	unsigned long fp = sframe_user_fp(regs), sp = sframe_user_sp(regs);
+	struct sframe_bench_store b = { .max = depth };
 	unsigned long frame[2];
-	unsigned int n = 0;
 
-	while (n < depth) {
+	for (;;) {
 		if (fp < sp || (fp & 7) ||
 		    copy_from_user_nofault(frame, (void __user *)fp,
 					   sizeof(frame)))
 			break;
-		n++;
 		sp = fp + 16;
 		fp = frame[0];
+		if (!sframe_bench_store(&b, frame[1]))
+			break;
 	}
-	return n;
+	return b.n;
 }
 
 /*
@@ -297,25 +400,26 @@ static unsigned int sframe_bench_fp2(const struct pt_regs *regs,
 				     unsigned int depth)
 {
 	unsigned long fp = sframe_user_fp(regs), sp = sframe_user_sp(regs);
+	struct sframe_bench_store b = { .max = depth };
 	unsigned long next, ra;
-	unsigned int n = 0;
 
-	while (n < depth) {
+	for (;;) {
 		if (fp < sp || (fp & 7) ||
 		    copy_from_user_nofault(&next, (void __user *)fp,
 					   sizeof(next)) ||
 		    copy_from_user_nofault(&ra, (void __user *)(fp + 8),
 					   sizeof(ra)))
 			break;
-		n++;
 		sp = fp + 16;
 		fp = next;
+		if (!sframe_bench_store(&b, ra))
+			break;
 	}
-	return n;
+	return b.n;
 }
 
 static DEFINE_MUTEX(sframe_bench_lock);
-static char sframe_bench_result[320];
+static char sframe_bench_result[480];
 
 typedef unsigned int (*sframe_bench_walker)(const struct pt_regs *regs,
 					     unsigned int depth);
@@ -323,6 +427,7 @@ typedef unsigned int (*sframe_bench_walker)(const struct pt_regs *regs,
 /* The walkers compared, in the order of their results. */
 static const sframe_bench_walker sframe_bench_walkers[] = {
 	sframe_bench_sframe, sframe_bench_fp, sframe_bench_fp2,
+	sframe_bench_cold,
 };
 
 static u64 sframe_bench_time(sframe_bench_walker walk,
@@ -342,18 +447,18 @@ static u64 sframe_bench_time(sframe_bench_walker walk,
 	return total;
 }
 
-/* Picoseconds per frame, and the SFrame walk's cost relative to @k's. */
+/* Picoseconds per frame, and walker @a's cost relative to @k's, in 1/1000. */
 static u64 sframe_bench_ps(const u64 *ns, const u64 *frames, unsigned int k)
 {
 	return div64_u64(ns[k] * 1000, frames[k]);
 }
 
 static u64 sframe_bench_ratio(const u64 *ns, const u64 *frames,
-			      unsigned int k)
+			      unsigned int a, unsigned int k)
 {
-	u64 div = ns[k] * frames[0];
+	u64 div = ns[k] * frames[a];
 
-	return div ? div64_u64(ns[0] * 1000 * frames[k], div) : 0;
+	return div ? div64_u64(ns[a] * 1000 * frames[k], div) : 0;
 }
 
 static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
@@ -385,23 +490,28 @@ static ssize_t sframe_bench_write(struct file *file, const char __user *ubuf,
 				  &warm);
 	walks = DIV_ROUND_UP(walks, SFRAME_BENCH_ROUNDS);
 	sframe_bench_rule_frames = 0;
+	sframe_bench_cold_rule_frames = 0;
+	sframe_bench_cached_frames = 0;
 	for (i = 0; i < SFRAME_BENCH_ROUNDS; i++)
 		for (k = 0; k < ARRAY_SIZE(sframe_bench_walkers); k++)
 			ns[k] += sframe_bench_time(sframe_bench_walkers[k],
 						   regs, walks, depth, &fr[k]);
-	if (!fr[0] || !fr[1] || !fr[2]) {
+	if (!fr[0] || !fr[1] || !fr[2] || !fr[3]) {
 		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
-			 "error: no frames (sframe %llu, fp %llu, fp2 %llu)\n",
-			 fr[0], fr[1], fr[2]);
+			 "error: no frames (sframe %llu, fp %llu, fp2 %llu, cold %llu)\n",
+			 fr[0], fr[1], fr[2], fr[3]);
 	} else {
 		snprintf(sframe_bench_result, sizeof(sframe_bench_result),
-			 "walks %u sframe_frames %llu sframe_rule_frames %llu fp_frames %llu fp2_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu fp2_ps_per_frame %llu ratio_milli %llu ratio2_milli %llu\n",
+			 "walks %u sframe_frames %llu sframe_rule_frames %llu sframe_cached_frames %llu fp_frames %llu fp2_frames %llu cold_frames %llu cold_rule_frames %llu sframe_ps_per_frame %llu fp_ps_per_frame %llu fp2_ps_per_frame %llu cold_ps_per_frame %llu ratio_milli %llu ratio2_milli %llu cold_ratio_milli %llu cold_ratio2_milli %llu\n",
 			 walks * SFRAME_BENCH_ROUNDS, fr[0],
-			 sframe_bench_rule_frames, fr[1], fr[2],
+			 sframe_bench_rule_frames, sframe_bench_cached_frames,
+			 fr[1], fr[2], fr[3], sframe_bench_cold_rule_frames,
 			 sframe_bench_ps(ns, fr, 0), sframe_bench_ps(ns, fr, 1),
-			 sframe_bench_ps(ns, fr, 2),
-			 sframe_bench_ratio(ns, fr, 1),
-			 sframe_bench_ratio(ns, fr, 2));
+			 sframe_bench_ps(ns, fr, 2), sframe_bench_ps(ns, fr, 3),
+			 sframe_bench_ratio(ns, fr, 0, 1),
+			 sframe_bench_ratio(ns, fr, 0, 2),
+			 sframe_bench_ratio(ns, fr, 3, 1),
+			 sframe_bench_ratio(ns, fr, 3, 2));
 	}
 	mutex_unlock(&sframe_bench_lock);
 	return len;

@@ -24,6 +24,7 @@
 #define WALK_MAX_FRAMES		16
 
 #define TEXT(x)			(WALK_BIAS + (x))
+#define WALK_TEXT_SPAN		0x1000000ULL	/* the programs' text, at most */
 #define STACK(x)		(WALK_STACK + (x))
 
 /* A word of the fake stack: byte offset and value. */
@@ -460,8 +461,24 @@ struct walk_env {
 	 */
 	struct sframe_section gapped;
 	unsigned int lookups;		/* calls of the lookup callback */
+	struct sframe_step_cache *cache;	/* optional, for the walk */
+	unsigned int cached_steps;	/* the last walk's, by the cache */
+	/*
+	 * The program loaded this much above WALK_BIAS (another process's
+	 * address space): the case's text addresses move with it.
+	 */
+	u64 delta;
 	u64 stack[WALK_STACK_WORDS];
 };
+
+/* @v moved by @delta if it is a text address (under @pac_bits). */
+static u64 walk_move(u64 v, u64 pac_bits, u64 delta)
+{
+	u64 addr = v & ~pac_bits;
+
+	return addr >= WALK_BIAS && addr < WALK_BIAS + WALK_TEXT_SPAN ?
+	       v + delta : v;
+}
 
 /*
  * Word @i of the case's trampoline, the bytes the sequence leaves open
@@ -482,14 +499,16 @@ static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 	struct walk_env *env = ctx;
 	const struct walk_case *c = env->c;
 
-	if (c->tramp && (addr == TEXT(c->tramp) || addr == TEXT(c->tramp + 1))) {
+	u64 tramp = TEXT(c->tramp) + env->delta;
+
+	if (c->tramp && (addr == tramp || addr == tramp + 1)) {
 		/* the "almost" case reads at tramp + 1: no match */
 		*val = walk_env_tramp_word(env, 0);
-		if (addr != TEXT(c->tramp))
+		if (addr != tramp)
 			*val >>= 8;
 		return 0;
 	}
-	if (c->tramp && addr == TEXT(c->tramp + 8)) {
+	if (c->tramp && addr == tramp + 8) {
 		*val = walk_env_tramp_word(env, 1);
 		return 0;
 	}
@@ -514,14 +533,15 @@ static int walk_env_read(void *ctx, u64 addr, u64 *val, unsigned int n)
 static void walk_env_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
 	struct walk_env *env = ctx;
-	u64 split = TEXT(env->c->no_sframe_below);
+	u64 bias = WALK_BIAS + env->delta;
+	u64 split = bias + env->c->no_sframe_below;
 
 	env->lookups++;
-	if (ip < WALK_BIAS)
+	if (ip < bias)
 		return;
-	where->bias = WALK_BIAS;
+	where->bias = bias;
 	if (ip < split) {
-		where->start = WALK_BIAS;
+		where->start = bias;
 		where->end = split;
 		return;
 	}
@@ -541,7 +561,7 @@ static bool walk_env_reg(void *ctx, unsigned int reg, u64 *val)
 
 	if (reg != env->c->reg.num || !env->c->reg.val)
 		return false;
-	*val = env->c->reg.val;
+	*val = walk_move(env->c->reg.val, env->c->pac_bits, env->delta);
 	return true;
 }
 
@@ -552,8 +572,9 @@ static const struct sframe_walk_ops walk_env_ops = {
 };
 
 /*
- * Run case @c of @suite over @sec (its program's section); fills @got
- * (0-terminated) and returns the stop reason.
+ * Run case @c of @suite over @sec (its program's section), with the
+ * program env->delta above its usual place; fills @got (0-terminated,
+ * moved back by the delta) and returns the stop reason.
  */
 static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 					   const struct walk_case *c,
@@ -574,15 +595,21 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 		env->stack[i] = 0xdeadbeefdeadbeefULL;
 	for (i = 0; i < ARRAY_SIZE(c->words); i++)
 		if (c->words[i].off || c->words[i].val)
-			env->stack[c->words[i].off / 8] = c->words[i].val;
+			env->stack[c->words[i].off / 8] =
+				walk_move(c->words[i].val, c->pac_bits,
+					  env->delta);
 
-	sframe_walk_start(&w, suite->arch, c->ip, c->sp, c->fp, &walk_env_ops,
-			  env);
+	sframe_walk_start(&w, suite->arch, walk_move(c->ip, 0, env->delta),
+			  c->sp, walk_move(c->fp, 0, env->delta),
+			  &walk_env_ops, env);
 	if (c->pac_bits)
 		sframe_walk_strip_ra(&w, c->pac_bits);
+	if (env->cache)
+		sframe_walk_cache(&w, env->cache);
 	while (n < WALK_MAX_FRAMES - 1 && sframe_walk_next(&w))
-		got[n++] = w.ip;
+		got[n++] = walk_move(w.ip, 0, -env->delta);
 	got[n] = 0;
+	env->cached_steps = w.cached_steps;
 	return w.stop;
 }
 

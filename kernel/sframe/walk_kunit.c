@@ -43,6 +43,7 @@ static void walk_suite_case(struct kunit *test, const struct walk_suite *suite)
 	struct sframe_section sec;
 	struct sframe_flat flat;
 	struct walk_env *env;
+	unsigned int filling;
 	void *mem;
 	u64 *got;
 	int err;
@@ -59,6 +60,15 @@ static void walk_suite_case(struct kunit *test, const struct walk_suite *suite)
 	mem = flat_check_build(&sec, &flat, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, mem, "flattening: %d", err);
 	walk_expect(test, suite, c, &sec, env, got, "flat table");
+
+	/* The same answers through a step cache, which the first walk fills. */
+	env->cache = kunit_kzalloc(test, sizeof(*env->cache), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->cache);
+	sec.id = 1;
+	walk_expect(test, suite, c, &sec, env, got, "step cache filling");
+	filling = env->cached_steps;
+	walk_expect(test, suite, c, &sec, env, got, "step cache filled");
+	KUNIT_EXPECT_GE(test, env->cached_steps, filling);
 	sframe_free(mem);
 }
 

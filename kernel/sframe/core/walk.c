@@ -320,7 +320,8 @@ static noinline enum sframe_step sframe_how_decode(struct sframe_walk *w,
 static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
-					const struct sframe_rule **rulep)
+					const struct sframe_rule **rulep,
+					bool *keep)
 {
 	const struct sframe_flat *flat = sec->flat;
 	s64 rel_pc = (s64)(pc - bias - sec->vaddr);
@@ -333,21 +334,27 @@ static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
 	if (sframe_tramp_after(w, pc, at_end))
 		return SFRAME_STEP_SIGNAL;
 	*rulep = sframe_flat_rule(flat, row, rel_pc);
+	*keep = !at_end;
 	return *rulep ? SFRAME_STEP_RULE : SFRAME_STEP_NONE;
 }
 
-/* What @sec says at @pc: through its table if it has one. */
+/*
+ * What @sec says at @pc: through its table if it has one.  *@keep: the
+ * answer is the table's and depends on nothing but @pc (the step cache
+ * may keep it).
+ */
 static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
 				       const struct sframe_section *sec,
 				       u64 bias, u64 pc,
 				       const struct sframe_rule **rulep,
-				       struct sframe_rule *scratch)
+				       struct sframe_rule *scratch, bool *keep)
 {
 	*rulep = scratch;
+	*keep = false;
 	if (!sec)
 		return SFRAME_STEP_NONE;
 	if (sec->flat)
-		return sframe_how_flat(w, sec, bias, pc, rulep);
+		return sframe_how_flat(w, sec, bias, pc, rulep, keep);
 	return sframe_how_decode(w, sec, bias, pc, scratch);
 }
 
@@ -356,11 +363,12 @@ static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
  * rule, found in a section's flattened table or decoded into *@scratch:
  * the object's section, else the one filling its gaps.  The sections are
  * looked up again only when @pc leaves the range of the last answer: most
- * frames are in the same object as the one before.
+ * frames are in the same object as the one before.  *@keep: a rule the
+ * step cache may keep, the object's own section's (w->where.sec).
  */
 static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 					 const struct sframe_rule **rulep,
-					 struct sframe_rule *scratch)
+					 struct sframe_rule *scratch, bool *keep)
 {
 	struct sframe_where *where = &w->where;
 	enum sframe_step how;
@@ -374,15 +382,156 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 		if (where->fill && where->fill->abi != w->arch->abi)
 			where->fill = NULL;
 	}
-	how = sframe_how_sec(w, where->sec, where->bias, pc, rulep, scratch);
-	if (how == SFRAME_STEP_NONE && where->fill)
+	how = sframe_how_sec(w, where->sec, where->bias, pc, rulep, scratch,
+			     keep);
+	if (how == SFRAME_STEP_NONE && where->fill) {
 		how = sframe_how_sec(w, where->fill, where->bias, pc, rulep,
-				     scratch);
+				     scratch, keep);
+		*keep = false;
+	}
 	if (how != SFRAME_STEP_NONE)
 		return how;
 	if (sframe_at_sigreturn(w))
 		return SFRAME_STEP_SIGNAL;
 	return where->fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
+}
+
+/* The step cache's slot for @rel (an address in the object) of section @id. */
+static __always_inline struct sframe_step_entry *
+sframe_step_slot(struct sframe_step_cache *cache, u64 id, u64 rel)
+{
+	u64 hash = (rel ^ id) * 0x9e3779b97f4a7c15ULL;
+
+	return &cache->e[hash >> (64 - SFRAME_STEP_CACHE_BITS)];
+}
+
+static bool sframe_fits_s16(s32 v)
+{
+	return v == (s16)v;
+}
+
+/*
+ * Keep @rule, which stepped the frame at return address @pc, in the step
+ * cache if it has the common form (walk.h).  An entry steps exactly as
+ * sframe_walk_rule() steps by its rule.
+ */
+static void sframe_step_keep(struct sframe_walk *w, u64 pc,
+			     const struct sframe_rule *rule)
+{
+	const struct sframe_arch *arch = w->arch;
+	u64 id = w->where.sec->id;
+	struct sframe_step_entry *e;
+	u8 fp_at;
+
+	if (!id || rule->cfa.kind != SFRAME_LOC_REG ||
+	    (rule->cfa.reg != arch->sp_reg && rule->cfa.reg != arch->fp_reg) ||
+	    rule->ra.kind != SFRAME_LOC_AT_CFA ||
+	    !sframe_fits_s16(rule->ra.offset))
+		return;
+	if (rule->fp.kind == SFRAME_LOC_SAME)
+		fp_at = SFRAME_STEP_FP_SAME;
+	else if (rule->fp.kind != SFRAME_LOC_AT_CFA ||
+		 !sframe_fits_s16(rule->fp.offset))
+		return;
+	else if (rule->fp.offset == rule->ra.offset - WORD)
+		fp_at = SFRAME_STEP_FP_BELOW_RA;
+	else
+		fp_at = SFRAME_STEP_FP_APART;
+	e = sframe_step_slot(w->cache, id, pc - w->where.bias);
+	*e = (struct sframe_step_entry){
+		.sec_id = id, .rel = pc - w->where.bias,
+		.cfa_offset = rule->cfa.offset,
+		.ra_offset = (s16)rule->ra.offset,
+		.fp_offset = fp_at == SFRAME_STEP_FP_APART ?
+			     (s16)rule->fp.offset : 0,
+		.from_fp = rule->cfa.reg == arch->fp_reg, .fp_at = fp_at,
+	};
+}
+
+typedef int (*sframe_read_fn)(void *ctx, u64 addr, u64 *val, unsigned int n);
+
+/*
+ * Step from return address to return address by the step cache, storing
+ * each caller's IP in @ips, while it has the answer and the step
+ * succeeds, @max at most: the number stored.  Where it stops, @w is as
+ * the last step left it, for the full step, which says why a step fails.
+ * The loop keeps the walk's state in registers: it is every cached
+ * frame's cost, with the stack read.
+ */
+static __always_inline unsigned int
+sframe_walk_cached_by(struct sframe_walk *w, u64 *ips, unsigned int max,
+		      sframe_read_fn read)
+{
+	struct sframe_step_cache *cache = w->cache;
+	u64 id = w->where.sec ? w->where.sec->id : 0;
+	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, regs[2];
+	/* A return address's call is in the range: ip - 1 - start < size. */
+	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
+	u64 bias = w->where.bias + 1, mask = w->ra_mask;
+	const struct sframe_step_entry *e;
+	u64 *out = ips, *end = ips + max;
+	unsigned int n;
+
+	/*
+	 * SP only bounded (after a frame record, AArch64): the full step
+	 * takes the next frame, after which every SP is exact.
+	 */
+	if (!id || !w->sp_exact)
+		return 0;
+	while (out < end) {
+		/* ip - 1 in the object */
+		u64 rel = ip - bias;
+
+		if (ip - start >= size)
+			break;
+		e = sframe_step_slot(cache, id, rel);
+		if (e->rel != rel || e->sec_id != id)
+			break;
+		cfa = (e->from_fp ? fp : sp) + e->cfa_offset;
+		if (cfa <= sp || (cfa & (WORD - 1)))
+			break;
+		if (e->fp_at == SFRAME_STEP_FP_BELOW_RA) {
+			if (sframe_walk_read(read, w->ctx,
+					     cfa + e->ra_offset - WORD, regs, 2))
+				break;
+		} else {
+			regs[0] = fp;
+			if (sframe_walk_read(read, w->ctx, cfa + e->ra_offset,
+					     &regs[1], 1) ||
+			    (e->fp_at == SFRAME_STEP_FP_APART &&
+			     sframe_walk_read(read, w->ctx, cfa + e->fp_offset,
+					      &regs[0], 1)))
+				break;
+		}
+		ra = regs[1] & mask;
+		if (!ra)
+			break;
+		ip = ra;
+		sp = cfa;
+		fp = regs[0];
+		*out++ = ip;
+	}
+	n = out - ips;
+	if (n) {
+		w->ip = ip;
+		w->sp = sp;
+		w->fp = fp;
+		w->sp_exact = true;
+		w->ra_known = false;
+		w->sframe_steps += n;
+		w->cached_steps += n;
+	}
+	return n;
+}
+
+/* The module's read is inlined, chosen once rather than at every read. */
+static __always_inline unsigned int
+sframe_walk_cached(struct sframe_walk *w, u64 *ips, unsigned int max)
+{
+	if (w->ops->read == sframe_walk_native_read)
+		return sframe_walk_cached_by(w, ips, max,
+					     sframe_walk_native_read);
+	return sframe_walk_cached_by(w, ips, max, w->ops->read);
 }
 
 /*
@@ -395,14 +544,16 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
 	struct sframe_rule scratch;	/* a rule decoded for this step */
 	const struct sframe_rule *rulep;
+	bool stepped, cached, keep;
 	enum sframe_step how;
-	bool stepped;
 	u64 pc;
 
 	if (w->stop)
 		return false;
+	/* Only a return address's answer is the same every time. */
+	cached = w->cache && !w->first && !w->exact_ip;
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
-	how = sframe_walk_how(w, pc, &rulep, &scratch);
+	how = sframe_walk_how(w, pc, &rulep, &scratch, &keep);
 	/*
 	 * The signal frame is at SP, which a frame record left only bounded
 	 * (AArch64).  The record the kernel pushes above it (arm64: the
@@ -414,6 +565,8 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	switch (how) {
 	case SFRAME_STEP_RULE:
 		stepped = sframe_walk_rule(w, rulep);
+		if (stepped && cached && keep)
+			sframe_step_keep(w, pc, rulep);
 		break;
 	case SFRAME_STEP_SIGNAL:
 		stepped = sframe_walk_sigframe(w);
@@ -444,8 +597,16 @@ unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 {
 	unsigned int n = 0;
 
-	while (n < max && sframe_walk_step(w))
+	while (n < max) {
+		if (w->cache && !w->first && !w->exact_ip && !w->stop) {
+			n += sframe_walk_cached(w, ips + n, max - n);
+			if (n == max)
+				break;
+		}
+		if (!sframe_walk_step(w))
+			break;
 		ips[n++] = w->ip;
+	}
 	return n;
 }
 

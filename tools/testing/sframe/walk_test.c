@@ -2,12 +2,14 @@
 /*
  * The walker's step logic on synthetic stacks, in user space: the cases of
  * kernel/sframe/walk_cases.h, which the KUnit suite runs in the kernel,
- * for x86-64 and AArch64.  Each runs twice: rules found by decoding, then
- * by the flattened table.
+ * for x86-64 and AArch64.  Each runs four times: rules found by decoding,
+ * by the flattened table, and by the table through a step cache, which
+ * the third pass fills and the fourth uses.
  *
  * usage: walk_test FIXTURES_DIR
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../sframectl/sframectl.h"
@@ -15,11 +17,14 @@
 #include "../../../kernel/sframe/walk_cases.h"
 #include "tap.h"
 
-static void run_cases(const struct walk_suite *suite,
-		      const struct sframe_section *sec, const char *how)
+static struct walk_env env;
+
+/* Run @suite's cases over @sec: the steps taken from env.cache. */
+static unsigned int run_cases(const struct walk_suite *suite,
+			      const struct sframe_section *sec,
+			      const char *how)
 {
-	static struct walk_env env;
-	unsigned int i, k;
+	unsigned int i, k, cached = 0;
 
 	for (i = 0; i < suite->nr_cases; i++) {
 		const struct walk_case *c = &suite->cases[i];
@@ -28,6 +33,7 @@ static void run_cases(const struct walk_suite *suite,
 		bool same = true;
 
 		stop = walk_case_run(suite, c, sec, &env, got);
+		cached += env.cached_steps;
 		for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 			same &= c->want[k] == got[k];
 		if (!tap_ok(same && stop == c->want_stop, "%s: %s, %s: %s",
@@ -42,6 +48,44 @@ static void run_cases(const struct walk_suite *suite,
 			tap_ok(env.lookups == 1, "%s: %s, %s: one lookup (%u)",
 			       suite->name, c->name, how, env.lookups);
 	}
+	return cached;
+}
+
+/*
+ * Through a step cache, the same answers: the cache shared by all the
+ * cases (other stacks, the same section), then by the same cases over
+ * a section with another id, which must find nothing in it.
+ */
+static void run_cached(const struct walk_suite *suite,
+		       struct sframe_section *sec)
+{
+	unsigned int filling, filled, other, fresh;
+
+	env.cache = calloc(1, sizeof(*env.cache));
+	if (!tap_ok(env.cache != NULL, "%s: a step cache", suite->name))
+		return;
+	sec->id = 1;
+	filling = run_cases(suite, sec, "step cache filling");
+	filled = run_cases(suite, sec, "step cache filled");
+	tap_ok(filled > filling, "%s: the filled step cache steps more frames (%u, filling %u)",
+	       suite->name, filled, filling);
+	/*
+	 * The same object in another process, 0x118 bytes higher: x86-64's
+	 * return address in main (0x10c8) lands on the one in recurse
+	 * (0x11e0), which has another rule, so an entry keyed by the PC
+	 * rather than by the address in the object would step it wrongly.
+	 */
+	env.delta = 0x118;
+	run_cases(suite, sec, "step cache, the object at another address");
+	env.delta = 0;
+	sec->id = 2;
+	other = run_cases(suite, sec, "step cache, another section");
+	memset(env.cache, 0, sizeof(*env.cache));
+	fresh = run_cases(suite, sec, "step cache, another section, empty");
+	tap_ok(other == fresh, "%s: another section's id finds nothing in the cache (%u, %u)",
+	       suite->name, other, fresh);
+	free(env.cache);
+	env.cache = NULL;
 }
 
 /* A suite's cases over its section, decoded and through the flat table. */
@@ -62,6 +106,8 @@ static void run_suite(const struct walk_suite *suite)
 	if (tap_ok(mem != NULL, "%s: the section flattens (%d)", suite->name,
 		   err))
 		run_cases(suite, &sec, "flat table");
+	if (mem)
+		run_cached(suite, &sec);
 	sframe_free(mem);
 }
 

@@ -15,6 +15,7 @@ def check(run):
     """Assert forkdeep's children and python's workers unwind to main."""
     for name in ("fp", "before", "after"):
         check_forked(run, name, FORKED_BOUND)
+    check_step_cache(run)
     if arch_of(run.kernel) != "amd64":
         run.subtest("python workers", True, f"SKIP x86-64 only: the {arch_of(run.kernel)} "
                     "guest gets no python3 (the harness packs the host's)")
@@ -24,6 +25,23 @@ def check(run):
         measured = python_workers(run, name, python, ranges)
         if measured:
             assert_reach(run, f"{name}_workers", measured, SIDECAR_LIMITS)
+
+
+def check_step_cache(run):
+    """perf's samples of the same call sites stepped through the step cache."""
+    try:
+        sframe = int(run.metrics.get("frames_sframe", ""))
+        cached = int(run.metrics.get("frames_cached", ""))
+    except ValueError:
+        run.fail("the module's stats gave no frames_sframe or frames_cached")
+        return
+    # Samples repeat forkdeep's few call sites thousands of times: most
+    # of the rules' frames come from the cache.
+    what = f"{cached} of {sframe} frames stepped by SFrame rules came from the step cache"
+    if 0 < sframe and sframe // 2 < cached <= sframe:
+        run.passed(what)
+    else:
+        run.fail(f"{what}, want more than half")
 
 
 def python_workers(run, name, python, ranges):

@@ -40,6 +40,9 @@ record_callgraph after fp $FORKDEEP $WORKERS "$PATTERN_SECONDS"
 cat /tmp/after.out
 artefact after.out /tmp/after.out
 metric forks_inherited "$(stat_value forks_inherited)"
+# perf's walks so far, and those of their frames the step cache gave
+metric frames_sframe "$(stat_value frames_sframe)"
+metric frames_cached "$(stat_value frames_cached)"
 
 # Python workers (posix.fork, no exec) with sidecars.  Python reads
 # /dev/urandom at start-up: wait for the entropy pool first.
