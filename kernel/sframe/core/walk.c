@@ -451,6 +451,16 @@ static void sframe_step_keep(struct sframe_walk *w, u64 pc,
 typedef int (*sframe_read_fn)(void *ctx, u64 addr, u64 *val, unsigned int n);
 
 /*
+ * The step cache may answer for the next frame: the walk has one, and
+ * w->ip is a return address (not the interrupted IP, not one a signal
+ * frame restored), whose answer is the same every time.
+ */
+static __always_inline bool sframe_walk_cacheable(const struct sframe_walk *w)
+{
+	return w->cache && !w->first && !w->exact_ip;
+}
+
+/*
  * Step from return address to return address by the step cache, storing
  * each caller's IP in @ips, while it has the answer and the step
  * succeeds, @max at most: the number stored.  Where it stops, @w is as
@@ -550,8 +560,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 
 	if (w->stop)
 		return false;
-	/* Only a return address's answer is the same every time. */
-	cached = w->cache && !w->first && !w->exact_ip;
+	cached = sframe_walk_cacheable(w);
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
 	how = sframe_walk_how(w, pc, &rulep, &scratch, &keep);
 	/*
@@ -598,7 +607,7 @@ unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 	unsigned int n = 0;
 
 	while (n < max) {
-		if (w->cache && !w->first && !w->exact_ip && !w->stop) {
+		if (sframe_walk_cacheable(w) && !w->stop) {
 			n += sframe_walk_cached(w, ips + n, max - n);
 			if (n == max)
 				break;
