@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user-stack walker's step logic: from one frame's IP, SP and FP to
- * its caller's, by the SFrame rule for the IP, a signal frame or the
- * frame-pointer chain, with every way to give up named.  It reads memory and finds
+ * its caller's, by the SFrame rule for the IP or a signal frame, with the
+ * frame-pointer chain under both, and every way to give up named.  It reads memory and finds
  * sections only through callbacks, so the same code runs on a user stack
  * in a perf sample and on a synthetic stack in a test.
  */
@@ -17,7 +17,6 @@ enum sframe_walk_stop {
 	SFRAME_STOP_NONE,
 	SFRAME_STOP_OUTERMOST,		/* RA undefined: the outermost frame */
 	SFRAME_STOP_IP_ZERO,		/* the caller's IP is 0 */
-	SFRAME_STOP_NO_RULE,		/* no SFrame rule, frame pointers not trusted */
 	SFRAME_STOP_READ,		/* a stack read failed */
 	SFRAME_STOP_CFA_NOT_ABOVE_SP,	/* the stack would not grow up */
 	SFRAME_STOP_MISALIGNED,		/* CFA or FP not word aligned */
@@ -31,11 +30,10 @@ enum sframe_walk_stop {
  * it and its load bias, or no section; a second section of the same object
  * that fills the gaps of the first (an object whose own section covers
  * only part of its code: a static binary's libc), consulted where the
- * first has no rule; whether the frame-pointer chain may be followed
- * there when neither has a rule for it (always, for objects without
- * SFrame); and the addresses [start, end) for which the answer is the
- * same, so that the walk asks again only outside them (an empty range:
- * ask every time).
+ * first has no rule; and the addresses [start, end) for which the answer
+ * is the same, so that the walk asks again only outside them (an empty
+ * range: ask every time).  Where neither section has a usable rule, the
+ * walk follows the frame-pointer chain, whatever the object's flags say.
  */
 struct sframe_where {
 	const struct sframe_section *sec;
@@ -43,7 +41,6 @@ struct sframe_where {
 	u64 bias;
 	u64 start;
 	u64 end;
-	bool fp_ok;
 };
 
 struct sframe_walk_ops {
@@ -109,6 +106,7 @@ struct sframe_walk {
 	enum sframe_walk_stop stop;
 	unsigned int sframe_steps;
 	unsigned int fp_steps;
+	unsigned int fp_fallback_steps;	/* of fp_steps, where SFrame had none */
 	unsigned int signal_steps;	/* through rt_sigframes */
 	unsigned int cached_steps;	/* of sframe_steps, by the step cache */
 	struct sframe_step_cache *cache;	/* optional: sframe_walk_cache() */

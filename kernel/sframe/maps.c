@@ -635,7 +635,6 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	where->sec = &sec->sec;
 	where->fill = fill ? &fill->sec : NULL;
 	where->bias = bias;
-	where->fp_ok = sec->sec.flags & SFRAME_F_FRAME_POINTER;
 }
 
 /* ---- processes running at load ---- */

@@ -39,6 +39,7 @@ struct sframe_stats {
 	u64 frames_sframe;		/* frames found by SFrame rules */
 	u64 frames_cached;		/* of those, by the step cache */
 	u64 frames_fp;			/* frames found by frame pointers */
+	u64 frames_fp_fallback;		/* of those, where SFrame had none */
 	u64 frames_signal;		/* frames found through rt_sigframes */
 	u64 stops[SFRAME_NR_STOPS];
 	u64 max_depth;			/* walks ended by max_stack */

@@ -153,9 +153,9 @@ void sframe_vdso_exit(void)
 
 /*
  * Is @ip in @mm's vDSO text?  Then fill @where and return true: the vDSO
- * section when one is loaded for the image @mm maps, else no section; in
- * both cases no frame-pointer step, so the walk either follows a rule or
- * stops.  Not while the module is disabled (enable=0: frame pointers
+ * section when one is loaded for the image @mm maps, else no section (the
+ * walk then steps by frame pointers, as the stock walker does).  Not
+ * while the module is disabled (enable=0: frame pointers
  * only, everywhere).  Any context, NMI included; the caller holds
  * rcu_read_lock().
  */
@@ -180,7 +180,6 @@ bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 	where->bias = v ? base - v->link_base : 0;
 	where->start = base;
 	where->end = base + size;
-	where->fp_ok = false;
 	return true;
 }
 

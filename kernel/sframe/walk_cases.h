@@ -41,7 +41,6 @@ struct walk_case {
 		u64 val;		/* 0: not available */
 	} reg;				/* one more register of the first frame */
 	u64 pac_bits;			/* signed return addresses carry these */
-	bool fp_ok;			/* frame pointers trusted in sframe objects */
 	bool fill;			/* the section only fills another's gaps */
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
 	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
@@ -49,6 +48,8 @@ struct walk_case {
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
+	/* frames stepped by frame pointers where SFrame had no answer */
+	unsigned int want_fallback;
 };
 
 static const struct walk_case walk_cases_x86_64[] = {
@@ -129,8 +130,24 @@ static const struct walk_case walk_cases_x86_64[] = {
 		.want_stop = SFRAME_STOP_OUTERMOST,
 	},
 	{
-		.name = "flex rule on r10 without the register",
+		/*
+		 * A rule the walk cannot use here is no answer: frame
+		 * pointers lead on, as the stock walker, to a rule again.
+		 */
+		.name = "flex rule on r10 without the register: frame pointers",
 		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x1f0),
+		.words = {
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+		.want_fallback = 1,
+	},
+	{
+		/* Neither: the rule's reason ends the walk. */
+		.name = "flex rule on r10 without the register, FP below SP",
+		.ip = TEXT(0x1318), .sp = STACK(0x20), .fp = STACK(0x10),
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
 	{
@@ -148,22 +165,20 @@ static const struct walk_case walk_cases_x86_64[] = {
 		.want_stop = SFRAME_STOP_IP_ZERO,
 	},
 	{
-		/* In an SFrame object, a PC without a rule stops the walk... */
-		.name = "no rule and no frame-pointer promise",
+		/*
+		 * A PC without a rule in an object with SFrame (code without
+		 * CFI): frame pointers, as the stock walker, whatever the
+		 * section's flags say; then the caller's rule again.
+		 */
+		.name = "no rule in an SFrame object: frame pointers",
 		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.want_stop = SFRAME_STOP_NO_RULE,
-	},
-	{
-		/* ...unless the object says it keeps frame pointers. */
-		.name = "no rule, SFRAME_F_FRAME_POINTER: frame pointers",
-		.ip = TEXT(0x1000), .sp = STACK(0x100), .fp = STACK(0x1f0),
-		.fp_ok = true,
 		.words = {
 			{ 0x1f0, STACK(0x1f8) },
 			{ 0x1f8, TEXT(0x1460) },
 		},
 		.want = { TEXT(0x1460) },
 		.want_stop = SFRAME_STOP_OUTERMOST,
+		.want_fallback = 1,
 	},
 	{
 		.name = "RA slot outside the readable stack",
@@ -283,9 +298,14 @@ static const struct walk_case walk_cases_aarch64[] = {
 		.words = {
 			{ 0x100, STACK(0x110) },
 			{ 0x108, WALK_AARCH64_SIGNED(0x4000cc) },
+			{ 0x110, 0 },			/* main's record */
+			{ 0x118, TEXT(0x4000bc) },
 		},
-		.want = { TEXT(0x4000e8), WALK_AARCH64_SIGNED(0x4000cc) },
-		.want_stop = SFRAME_STOP_NO_RULE,
+		/* no rule at the signed address: frame records lead on */
+		.want = { TEXT(0x4000e8), WALK_AARCH64_SIGNED(0x4000cc),
+			  TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+		.want_fallback = 1,
 	},
 	{
 		/* At lr_only's first instruction, before it saves LR. */
@@ -313,9 +333,16 @@ static const struct walk_case walk_cases_aarch64[] = {
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
 	{
-		.name = "RA in LR, LR not available",
+		/* LR unknown: the frame records lead on, as in stock. */
+		.name = "RA in LR, LR not available: frame records",
 		.ip = TEXT(0x400104), .sp = STACK(0x100), .fp = STACK(0x110),
+		.words = {
+			{ 0x110, 0 },			/* main's record */
+			{ 0x118, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
+		.want_fallback = 1,
 	},
 	{
 		/* Frame records below 0x400000, then main's FP-based rule. */
@@ -333,15 +360,13 @@ static const struct walk_case walk_cases_aarch64[] = {
 	},
 	{
 		/*
-		 * Past the last FDE of an object whose section says it keeps
-		 * frame records (SFRAME_F_FRAME_POINTER): [FP] = caller's
-		 * FP, [FP + 8] = LR, signed with bit 54 set, then main's
-		 * FP-based rule.
+		 * Past the last FDE of an object with SFrame, whatever its
+		 * flags say: [FP] = caller's FP, [FP + 8] = LR, signed with
+		 * bit 54 set, then main's FP-based rule.
 		 */
-		.name = "frame record past the FDEs, trusted by the section's flag, signed RA",
+		.name = "frame record past the FDEs, signed RA",
 		.ip = TEXT(0x400200), .sp = STACK(0x100), .fp = STACK(0x100),
 		.pac_bits = WALK_AARCH64_PAC_VA48,
-		.fp_ok = true,
 		.words = {
 			{ 0x100, STACK(0x110) },
 			{ 0x108, WALK_AARCH64_SIGNED_54(0x4000cc) },
@@ -350,22 +375,13 @@ static const struct walk_case walk_cases_aarch64[] = {
 		},
 		.want = { TEXT(0x4000cc), TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
-	},
-	{
-		/* The same without the flag: the record is not trusted. */
-		.name = "frame record past the FDEs, no flag: not followed",
-		.ip = TEXT(0x400200), .sp = STACK(0x100), .fp = STACK(0x100),
-		.pac_bits = WALK_AARCH64_PAC_VA48,
-		.words = {
-			{ 0x100, STACK(0x110) },
-			{ 0x108, WALK_AARCH64_SIGNED_54(0x4000cc) },
-		},
-		.want_stop = SFRAME_STOP_NO_RULE,
+		.want_fallback = 1,
 	},
 	{
 		/*
 		 * A frame record says nothing of where its frame ends: an
-		 * SP-based rule after it has no SP to start from.
+		 * SP-based rule after it has no SP to start from, and the
+		 * next frame record leads on instead.
 		 */
 		.name = "frame record, then an SP-based rule: SP unknown",
 		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
@@ -373,9 +389,12 @@ static const struct walk_case walk_cases_aarch64[] = {
 		.words = {
 			{ 0x100, STACK(0x110) },
 			{ 0x108, TEXT(0x4000fc) },	/* into lr_only */
+			{ 0x110, 0 },			/* main's record */
+			{ 0x118, TEXT(0x4000bc) },
 		},
-		.want = { TEXT(0x4000fc) },
+		.want = { TEXT(0x4000fc), TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
+		.want_fallback = 1,
 	},
 	{
 		/*
@@ -463,6 +482,7 @@ struct walk_env {
 	unsigned int lookups;		/* calls of the lookup callback */
 	struct sframe_step_cache *cache;	/* optional, for the walk */
 	unsigned int cached_steps;	/* the last walk's, by the cache */
+	unsigned int fp_fallback_steps;	/* the last walk's */
 	/*
 	 * The program loaded this much above WALK_BIAS (another process's
 	 * address space): the case's text addresses move with it.
@@ -552,7 +572,6 @@ static void walk_env_lookup(void *ctx, u64 ip, struct sframe_where *where)
 		where->sec = &env->gapped;
 		where->fill = env->sec;
 	}
-	where->fp_ok = env->c->fp_ok;
 }
 
 static bool walk_env_reg(void *ctx, unsigned int reg, u64 *val)
@@ -610,6 +629,7 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 		got[n++] = walk_move(w.ip, 0, -env->delta);
 	got[n] = 0;
 	env->cached_steps = w.cached_steps;
+	env->fp_fallback_steps = w.fp_fallback_steps;
 	return w.stop;
 }
 

@@ -31,6 +31,9 @@ static void walk_expect(struct kunit *test, const struct walk_suite *suite,
 
 	KUNIT_EXPECT_STREQ_MSG(test, sframe_walk_stop_str(stop),
 			       sframe_walk_stop_str(c->want_stop), "%s", how);
+	KUNIT_EXPECT_EQ_MSG(test, env->fp_fallback_steps, c->want_fallback,
+			    "%s: frame-pointer steps where SFrame had none",
+			    how);
 	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "%s: frame %u",
 				    how, k);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One step of a user-stack walk: the SFrame rule for the IP when there is
- * one, else a signal frame or the frame-pointer chain where it can be
- * trusted.  What differs between machines comes from the walk's struct
- * sframe_arch.  Each way to give up is explicit and counted by the caller.
+ * one, else a signal frame, and the frame-pointer chain wherever neither
+ * steps, as the stock walker would.  What differs between machines comes
+ * from the walk's struct sframe_arch.  Each way to give up is explicit and
+ * counted by the caller.
  */
 #include <sframe/walk.h>
 
@@ -25,7 +26,6 @@ static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
 	[SFRAME_STOP_NONE] = "none",
 	[SFRAME_STOP_OUTERMOST] = "outermost frame",
 	[SFRAME_STOP_IP_ZERO] = "return address 0",
-	[SFRAME_STOP_NO_RULE] = "no SFrame rule, frame pointers not trusted",
 	[SFRAME_STOP_READ] = "stack read failed",
 	[SFRAME_STOP_CFA_NOT_ABOVE_SP] = "CFA not above SP",
 	[SFRAME_STOP_MISALIGNED] = "misaligned CFA or FP",
@@ -276,8 +276,7 @@ static bool sframe_walk_sigframe(struct sframe_walk *w)
 enum sframe_step {
 	SFRAME_STEP_RULE,
 	SFRAME_STEP_SIGNAL,
-	SFRAME_STEP_FP,
-	SFRAME_STEP_NONE,
+	SFRAME_STEP_NONE,		/* SFrame has no answer: frame pointers */
 };
 
 /*
@@ -359,8 +358,8 @@ static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
 }
 
 /*
- * How to step from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is the
- * rule, found in a section's flattened table or decoded into *@scratch:
+ * How SFrame steps from the frame at @pc; for SFRAME_STEP_RULE, *@rulep is
+ * the rule, found in a section's flattened table or decoded into *@scratch:
  * the object's section, else the one filling its gaps.  The sections are
  * looked up again only when @pc leaves the range of the last answer: most
  * frames are in the same object as the one before.  *@keep: a rule the
@@ -374,7 +373,7 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 	enum sframe_step how;
 
 	if (pc < where->start || pc >= where->end) {
-		*where = (struct sframe_where){ .fp_ok = true };
+		*where = (struct sframe_where){};
 		sframe_lookup(w, pc, where);
 		/* Another machine's section has no rules for this one. */
 		if (where->sec && where->sec->abi != w->arch->abi)
@@ -389,11 +388,9 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 				     scratch, keep);
 		*keep = false;
 	}
-	if (how != SFRAME_STEP_NONE)
-		return how;
-	if (sframe_at_sigreturn(w))
+	if (how == SFRAME_STEP_NONE && sframe_at_sigreturn(w))
 		return SFRAME_STEP_SIGNAL;
-	return where->fp_ok ? SFRAME_STEP_FP : SFRAME_STEP_NONE;
+	return how;
 }
 
 /* The step cache's slot for @rel (an address in the object) of section @id. */
@@ -545,6 +542,33 @@ sframe_walk_cached(struct sframe_walk *w, u64 *ips, unsigned int max)
 }
 
 /*
+ * The floor under every step: the frame-pointer step the stock walker
+ * takes, wherever SFrame has no answer for the frame (no section, no FDE)
+ * or its answer cannot be used there (a register no longer known, a CFA
+ * or a saved register that fails the checks).  A stack is then never
+ * shorter than the stock walker makes it; SFrame only adds frames.  Only
+ * an SFrame answer that there is no caller (the outermost frame) ends the
+ * walk without it.  @stop: why SFrame did not step (SFRAME_STOP_NONE: it
+ * had no answer); if the frame pointers fail too, that is why the walk
+ * ends, else the frame-pointer step's own reason.
+ */
+static bool sframe_walk_fp_floor(struct sframe_walk *w,
+				 enum sframe_walk_stop stop)
+{
+	if (stop == SFRAME_STOP_OUTERMOST)
+		return false;
+	w->stop = SFRAME_STOP_NONE;
+	if (!sframe_walk_fp(w)) {
+		if (stop)
+			w->stop = stop;
+		return false;
+	}
+	if (stop || w->where.sec || w->where.fill)
+		w->fp_fallback_steps++;
+	return true;
+}
+
+/*
  * Step to the caller.  True: w->ip is now the caller's return address, or
  * the interrupted IP when the step went through a signal frame.  False:
  * the walk is over and w->stop says why.  A return address is looked up
@@ -554,7 +578,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
 	struct sframe_rule scratch;	/* a rule decoded for this step */
 	const struct sframe_rule *rulep;
-	bool stepped, cached, keep;
+	bool stepped = false, cached, keep;
 	enum sframe_step how;
 	u64 pc;
 
@@ -570,25 +594,19 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	 * still leads on, as the stock walker follows it.
 	 */
 	if (how == SFRAME_STEP_SIGNAL && !w->sp_exact)
-		how = SFRAME_STEP_FP;
-	switch (how) {
-	case SFRAME_STEP_RULE:
+		how = SFRAME_STEP_NONE;
+	if (how == SFRAME_STEP_RULE) {
 		stepped = sframe_walk_rule(w, rulep);
 		if (stepped && cached && keep)
 			sframe_step_keep(w, pc, rulep);
-		break;
-	case SFRAME_STEP_SIGNAL:
+	} else if (how == SFRAME_STEP_SIGNAL) {
 		stepped = sframe_walk_sigframe(w);
-		break;
-	case SFRAME_STEP_FP:
-		stepped = sframe_walk_fp(w);
-		break;
-	default:
-		stepped = sframe_walk_fail(w, SFRAME_STOP_NO_RULE);
-		break;
 	}
-	if (!stepped)
-		return false;
+	if (!stepped) {
+		how = SFRAME_STEP_NONE;
+		if (!sframe_walk_fp_floor(w, w->stop))
+			return false;
+	}
 	w->first = false;
 	w->exact_ip = how == SFRAME_STEP_SIGNAL;
 	if (!w->ip)

@@ -36,12 +36,15 @@ static unsigned int run_cases(const struct walk_suite *suite,
 		cached += env.cached_steps;
 		for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 			same &= c->want[k] == got[k];
-		if (!tap_ok(same && stop == c->want_stop, "%s: %s, %s: %s",
-			    suite->name, c->name, how,
+		if (!tap_ok(same && stop == c->want_stop &&
+			    env.fp_fallback_steps == c->want_fallback,
+			    "%s: %s, %s: %s", suite->name, c->name, how,
 			    sframe_walk_stop_str(c->want_stop))) {
 			for (k = 0; got[k]; k++)
 				tap_diag("frame %u: 0x%" PRIx64, k, got[k]);
 			tap_diag("stopped: %s", sframe_walk_stop_str(stop));
+			tap_diag("frame-pointer steps where SFrame had none: %u (want %u)",
+				 env.fp_fallback_steps, c->want_fallback);
 		}
 		/* Every frame in one object: the walk asks once. */
 		if (!c->no_sframe_below && !c->tramp)
