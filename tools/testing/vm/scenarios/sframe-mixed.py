@@ -1,0 +1,84 @@
+"""Host half of sframe-mixed: the module's stacks against the stock walker's.
+
+For each pattern, over the samples whose leaf is the pattern's leaf:
+complete, the share whose frames follow the expected chain down to main;
+found, the mean number of the chain's frames a sample has, in order (a
+walker that skips a frame finds fewer).  With the module both must be at
+least the stock walker's, less SLACK for the sampling noise of two runs;
+on x86-64, where a frame record ends its frame and hands SFrame an exact
+SP, every pattern must also be COMPLETE.  On AArch64 a frame record gives
+no SP: an SFrame caller after one is stepped by the next record, as the
+stock walker steps it (design.rst), and only never-worse is asserted
+there, and completeness of the all-SFrame control.
+"""
+
+from vmlib.kernels import arch_of
+from vmlib.stackcheck import MIN_SAMPLES, chain_matches, parse_expect, parse_perf_script
+
+PATTERNS = ("sframe", "nocfi", "jit", "fplib", "mixed", "nocfileaf", "fpleaf")
+COMPLETE = 0.99
+SLACK = 0.01            # of the samples, and of a frame per sample
+
+
+def frames_found(frames, chain):
+    """Return how many of chain's frames appear in frames, in order.
+
+    The longest common subsequence of the two name lists: a walker that
+    skips a frame (a frame-pointer walk through a function that keeps
+    none) still gets the frames before and after it.
+    """
+    row = [0] * (len(chain) + 1)
+    for frame in frames:
+        prev_diag = 0
+        for i, name in enumerate(chain):
+            here = row[i + 1]
+            row[i + 1] = prev_diag + 1 if frame.sym == name else max(row[i + 1], row[i])
+            prev_diag = here
+    return row[-1]
+
+
+def measure(expect_text, perf_text):
+    """Return (samples, complete share, mean frames found) of one recording."""
+    chain = parse_expect(expect_text)
+    samples = complete = found = 0
+    for frames in parse_perf_script(perf_text):
+        if not frames or frames[0].sym != chain[0]:
+            continue
+        samples += 1
+        complete += chain_matches(frames, chain)
+        found += frames_found(frames, chain)
+    if not samples:
+        return 0, 0.0, 0.0
+    return samples, complete / samples, found / samples
+
+
+def recording(run, name):
+    """Return measure() of recording NAME, or None after failing the run."""
+    expect, perf = run.artefacts.get(f"{name}.expect"), run.artefacts.get(f"{name}.perf")
+    if expect is None or perf is None:
+        run.fail(f"{name}: no perf output from the guest")
+        return None
+    samples, complete, found = measure(expect.decode(), perf.decode(errors="replace"))
+    run.metric(f"{name}_complete_pct", f"{100 * complete:.1f}")
+    run.metric(f"{name}_frames", f"{found:.2f}")
+    if samples < MIN_SAMPLES:
+        run.fail(f"{name}: only {samples} samples in the leaf")
+        return None
+    return samples, complete, found
+
+
+def check(run):
+    """Assert the module's stacks are never worse than stock's, per pattern."""
+    x86 = arch_of(run.kernel) != "arm64"
+    for p in PATTERNS:
+        stock, module = recording(run, f"stock-{p}"), recording(run, f"module-{p}")
+        if not stock or not module:
+            continue
+        what = (f"{p}: module {100 * module[1]:.1f}% complete, {module[2]:.2f} frames;"
+                f" stock {100 * stock[1]:.1f}%, {stock[2]:.2f}")
+        if module[1] < stock[1] - SLACK or module[2] < stock[2] - SLACK:
+            run.fail(f"{what}: worse than stock")
+        elif (x86 or p == "sframe") and module[1] < COMPLETE:
+            run.fail(f"{what}: want >= {100 * COMPLETE:.0f}% complete")
+        else:
+            run.passed(what)

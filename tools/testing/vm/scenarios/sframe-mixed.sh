@@ -1,0 +1,46 @@
+#!/bin/sh
+# sframe-mixed: with the module, no stack is shorter or less complete than
+# the stock walker makes it.  mixwalk's stacks mix SFrame code with code
+# that only frame pointers describe (functions without CFI inside the
+# SFrame executable, a JIT stub in anonymous memory, a library without
+# unwind tables); each pattern is recorded without the module, then with
+# it, and the host compares them.  The walk's longest sample stays under
+# the hostile scenarios' bound and perf never lowers its sample rate.
+# needs: module
+# kernels: all arm64-debian-6.1 arm64-debian-6.12
+# default: debian-6.1 debian-6.12 arm64-debian-6.12
+# timeout: 900
+. /vmtest/lib.sh
+MIXWALK=/workloads/project/mixed/mixwalk
+MIX_PATTERNS="sframe nocfi jit fplib mixed nocfileaf fpleaf"
+WALK_NS_BOUND=20000000		# sframe-hostile-section's
+
+if [ ! -x $MIXWALK ]; then
+	result fail "workload $MIXWALK is missing"
+	exit 1
+fi
+unload_module sframe_unwind
+for p in $MIX_PATTERNS; do
+	record_pattern $MIXWALK $p "stock-$p"
+done
+load_module sframe_unwind
+rate_before=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+for p in $MIX_PATTERNS; do
+	record_pattern $MIXWALK $p "module-$p"
+done
+rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+if [ "$rate_after" -ge "$rate_before" ]; then
+	result ok "perf_event_max_sample_rate kept: $rate_after"
+else
+	result fail "perf_event_max_sample_rate fell from $rate_before to $rate_after"
+fi
+walk_ns_max=$(stat_value walk_ns_max)
+metric walk_ns_max "$walk_ns_max"
+if [ "$walk_ns_max" -le $WALK_NS_BOUND ]; then
+	result ok "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns"
+else
+	result fail "longest walk $walk_ns_max ns > $WALK_NS_BOUND ns"
+fi
+metric frames_fp_fallback "$(stat_value frames_fp_fallback)"
+sframe_state module
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
