@@ -19,7 +19,8 @@
 #   make bench-vm         the module's, in a VM on Debian's 6.12: per-frame
 #                         cost, bytes per sample, memory, exec/dlopen cost,
 #                         the sidecar service's latency and cost
-#   make checkpatch       checkpatch.pl --no-tree on every .c and .h
+#   make checkpatch       checkpatch.pl --no-tree on every .c and .h but
+#                         the x86-64 fixtures' sources
 #   make demo             perf -g with and without the module, in a VM
 #   make deb              build/deb/*.deb: sframe-unwind-dkms and sframectl,
 #                         built from a copy of the tree's source files
