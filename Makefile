@@ -30,9 +30,7 @@
 #                         once) and compare them with the committed ones
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
 FUZZ_SECONDS ?= 600
-export FIXTURES
 
 module:
 	$(MAKE) -C kernel KDIR=$(KDIR)
