@@ -19,15 +19,18 @@
 #   make bench-vm         the module's, in a VM on Debian's 6.12: per-frame
 #                         cost, bytes per sample, memory, exec/dlopen cost,
 #                         the sidecar service's latency and cost
-#   make checkpatch       checkpatch.pl --no-tree on every .c and .h
+#   make checkpatch       checkpatch.pl --no-tree on every .c and .h but
+#                         the x86-64 fixtures' sources
 #   make demo             perf -g with and without the module, in a VM
 #   make deb              build/deb/*.deb: sframe-unwind-dkms and sframectl,
 #                         built from a copy of the tree's source files
+#   make fixtures         rebuild the x86-64 fixtures and workloads in
+#                         build/fixtures with binutils 2.40, 2.44 and 2.47
+#                         (Debian's, two in chroots: root and the network
+#                         once) and compare them with the committed ones
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
-FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
 FUZZ_SECONDS ?= 600
-export FIXTURES
 
 module:
 	$(MAKE) -C kernel KDIR=$(KDIR)
@@ -79,6 +82,9 @@ deb:
 		xargs -0 cp --parents -t $(DEB_OUT)/src
 	cd $(DEB_OUT)/src && dpkg-buildpackage -b -us -uc
 
+fixtures:
+	tools/testing/sframe/fixtures/x86_64/regenerate $(CURDIR)/build/fixtures
+
 clean:
 	$(MAKE) -C tools/sframectl clean
 	$(MAKE) -C tools/testing/sframe clean
@@ -86,4 +92,4 @@ clean:
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
 .PHONY: module tools check check-user check-vm check-system fuzz bench bench-user bench-vm \
-	checkpatch demo deb clean
+	checkpatch demo deb fixtures clean

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Real SFrame sections for the KUnit suites, byte for byte from the
- * fixtures (../shared/fixtures/sframe): what gas and ld of binutils 2.40,
- * 2.44 and 2.47.50 emitted for the same test program.
+ * fixtures (tools/testing/sframe/fixtures/x86_64): what gas and ld of
+ * binutils 2.40, 2.44 and 2.47.50 emitted for the same test program.
  */
 #ifndef _SFRAME_CORE_KUNIT_DATA_H
 #define _SFRAME_CORE_KUNIT_DATA_H

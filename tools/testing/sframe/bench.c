@@ -386,8 +386,8 @@ int main(int argc, char **argv)
 	printf("command: %s %s %u\n", argv[0], argv[1], n);
 	bench_synthetic(n);
 	bench_hostile(n);
-	bench_fixture(argv[1], "sframe/sid-2.47.50/prog");
-	bench_fixture(argv[1], "sframe/trixie-2.44/prog-static");
-	bench_fixture(argv[1], "sframe/bookworm-2.40/prog");
+	bench_fixture(argv[1], "sid-2.47.50/prog");
+	bench_fixture(argv[1], "trixie-2.44/prog-static");
+	bench_fixture(argv[1], "bookworm-2.40/prog");
 	return 0;
 }

@@ -8,11 +8,12 @@
 # suite's expected dumps, the AArch64 fixtures of three binutils
 # generations, and check's exit codes.
 #
-# usage: dump_test.sh SFRAMECTL FIXTURES_DIR
+# usage: dump_test.sh SFRAMECTL
 
 set -u
 SFRAMECTL=$1
-FX=$2/sframe
+TT=$(cd "$(dirname "$0")/.." && pwd)
+FX=$TT/sframe/fixtures/x86_64
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . "$(dirname "$0")/tap.sh"
@@ -143,14 +144,14 @@ done
 
 # Without section headers the PT_GNU_SFRAME segment is used; ld makes it
 # longer than .sframe in dynamic objects and pads it with zeros.
-python3 - "$2/workloads/v3-binutils-2.47/deep" "$TMP/noshdr" <<'EOF'
+python3 - "$TT/workloads/x86_64/v3-binutils-2.47/deep" "$TMP/noshdr" <<'EOF'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 d[0x28:0x30] = bytes(8)                # e_shoff
 d[0x3c:0x40] = bytes(4)                # e_shnum, e_shstrndx
 open(sys.argv[2], "wb").write(d)
 EOF
-"$SFRAMECTL" dump "$2/workloads/v3-binutils-2.47/deep" >"$TMP/sec"
+"$SFRAMECTL" dump "$TT/workloads/x86_64/v3-binutils-2.47/deep" >"$TMP/sec"
 "$SFRAMECTL" dump "$TMP/noshdr" >"$TMP/seg"
 cmp -s "$TMP/sec" "$TMP/seg"
 ok $? "a stripped object's padded PT_GNU_SFRAME dumps as its .sframe section"

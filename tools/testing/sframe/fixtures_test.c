@@ -44,20 +44,20 @@ static const struct {
 	bool raw;
 	const char *reference;
 } cases[] = {
-	{ "sframe/sid-2.47.50/prog", false, "sframe/sid-2.47.50/prog.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/sid-2.47.50/prog-static", false, "sframe/sid-2.47.50/prog-static.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/sid-2.47.50/prog.o", false, "sframe/sid-2.47.50/prog.o.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/sid-2.47.50/prog-r.o", false, "sframe/sid-2.47.50/prog-r.o.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/sid-2.47.50/hand.o", false, "sframe/sid-2.47.50/hand.o.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/trixie-2.44/prog", false, "sframe/trixie-2.44/prog.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/trixie-2.44/prog-static", false, "sframe/trixie-2.44/prog-static.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/trixie-2.44/prog.o", false, "sframe/trixie-2.44/prog.o.objdump-sframe.by-2.47.50.txt" },
-	{ "sframe/trixie-2.44/hand.o", false, "sframe/trixie-2.44/hand.o.objdump-sframe.by-2.47.50.txt" },
+	{ "sid-2.47.50/prog", false, "sid-2.47.50/prog.objdump-sframe.by-2.47.50.txt" },
+	{ "sid-2.47.50/prog-static", false, "sid-2.47.50/prog-static.objdump-sframe.by-2.47.50.txt" },
+	{ "sid-2.47.50/prog.o", false, "sid-2.47.50/prog.o.objdump-sframe.by-2.47.50.txt" },
+	{ "sid-2.47.50/prog-r.o", false, "sid-2.47.50/prog-r.o.objdump-sframe.by-2.47.50.txt" },
+	{ "sid-2.47.50/hand.o", false, "sid-2.47.50/hand.o.objdump-sframe.by-2.47.50.txt" },
+	{ "trixie-2.44/prog", false, "trixie-2.44/prog.objdump-sframe.by-2.47.50.txt" },
+	{ "trixie-2.44/prog-static", false, "trixie-2.44/prog-static.objdump-sframe.by-2.47.50.txt" },
+	{ "trixie-2.44/prog.o", false, "trixie-2.44/prog.o.objdump-sframe.by-2.47.50.txt" },
+	{ "trixie-2.44/hand.o", false, "trixie-2.44/hand.o.objdump-sframe.by-2.47.50.txt" },
 	/* v1: binutils 2.40's own dumps; its objdump left .o sections unrelocated. */
-	{ "sframe/bookworm-2.40/prog", false, "sframe/bookworm-2.40/prog.objdump-sframe.txt" },
-	{ "sframe/bookworm-2.40/prog-static", false, "sframe/bookworm-2.40/prog-static.objdump-sframe.txt" },
-	{ "sframe/bookworm-2.40/prog.o.sframe.bin", true, "sframe/bookworm-2.40/prog.o.objdump-sframe.txt" },
-	{ "sframe/bookworm-2.40/hand.o.sframe.bin", true, "sframe/bookworm-2.40/hand.o.objdump-sframe.txt" },
+	{ "bookworm-2.40/prog", false, "bookworm-2.40/prog.objdump-sframe.txt" },
+	{ "bookworm-2.40/prog-static", false, "bookworm-2.40/prog-static.objdump-sframe.txt" },
+	{ "bookworm-2.40/prog.o.sframe.bin", true, "bookworm-2.40/prog.o.objdump-sframe.txt" },
+	{ "bookworm-2.40/hand.o.sframe.bin", true, "bookworm-2.40/hand.o.objdump-sframe.txt" },
 };
 
 static bool parse_reference(const char *path, struct ref_dump *ref)
@@ -364,7 +364,7 @@ static void check_misses(const char *dir)
 	struct sframe_rule rule;
 	struct sframe_fde first, last;
 
-	snprintf(input, sizeof(input), "%s/sframe/sid-2.47.50/prog", dir);
+	snprintf(input, sizeof(input), "%s/sid-2.47.50/prog", dir);
 	if (sframe_input_load(&in, input, false, msg, sizeof(msg)) ||
 	    sframe_validate(&sec, in.bytes, (u32)in.size, in.vaddr,
 			    SFRAME_REQUIRE_SORTED, NULL) ||

@@ -6,21 +6,31 @@
 # this machine's big libraries, the bytes it writes for some fixtures are
 # pinned, and bad input gets a reason, never a crash.
 #
-# usage: gen_test.sh SFRAMECTL FIXTURES_DIR
+# usage: gen_test.sh SFRAMECTL
 #
 # SFRAMECTL may be an ASan/UBSan build; any sanitizer report fails a test.
 
 set -u
 SFRAMECTL=$1
-FX=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 MIN_AGREEMENT=99
-# The AArch64 fixtures and arm64 workloads, in this tree.
+# The fixtures and deep workloads of both machines, in this tree.
 TT=$(cd "$(dirname "$0")/.." && pwd)
+FX=$TT/sframe/fixtures/x86_64
+FXW=$TT/workloads/x86_64
 A64=$TT/sframe/fixtures/aarch64
 A64W=$TT/workloads/aarch64
 . "$(dirname "$0")/tap.sh"
+
+# fixture PATH: PATH as a test names it, FX/x as x, FXW/x as workloads/x.
+fixture() {
+	case $1 in
+	"$FX"/*) echo "${1#"$FX"/}" ;;
+	"$FXW"/*) echo "workloads/${1#"$FXW"/}" ;;
+	*) echo "$1" ;;
+	esac
+}
 
 # gen_fails STATUS TEXT NAME ARGS...: gen ARGS must exit STATUS saying TEXT.
 gen_fails() {
@@ -49,8 +59,8 @@ insn_addrs() {
 # 1. Agreement with the toolchain's .sframe, per object.  Relocatable
 # objects are compared only for v3 (PC-relative starts): v1/v2 .o start
 # fields are relocated in a way sframectl's reader does not place.
-agree_files=$(ls "$FX"/sframe/*-*/prog "$FX"/sframe/*-*/prog-static \
-	"$FX"/sframe/sid-2.47.50/*.o "$FX"/workloads/v*/*)
+agree_files=$(ls "$FX"/*-*/prog "$FX"/*-*/prog-static \
+	"$FX"/sid-2.47.50/*.o "$FXW"/v*/*)
 for f in $agree_files; do
 	old=0
 	case $f in *bookworm-2.40/* | *trixie-2.44/*) old=1 ;; esac
@@ -61,16 +71,16 @@ for f in $agree_files; do
 	pct=$(sed -n 's/.*: agreement \([0-9.]*\)%.*/\1/p' "$TMP/cmp")
 	raw=$(sed -n 's/.*: agreement \([0-9.]*\)%.*/\1/p' "$TMP/bytes")
 	sed -n 's/^  differ/# differ/p' "$TMP/bytes"
-	echo "# ${f#"$FX"/}: $pct% of instructions, $raw% of bytes (all)"
+	echo "# $(fixture "$f"): $pct% of instructions, $raw% of bytes (all)"
 	[ $st = 0 ] && [ ! -s "$TMP/err" ] && [ -n "$pct" ] &&
 		awk -v p="$pct" -v m=$MIN_AGREEMENT 'BEGIN { exit !(p >= m) }'
-	ok $? "gen agrees with ${f#"$FX"/}'s .sframe at >= $MIN_AGREEMENT% of instructions ($pct%)"
+	ok $? "gen agrees with $(fixture "$f")'s .sframe at >= $MIN_AGREEMENT% of instructions ($pct%)"
 done
 
 # The DRAP function comes out as binutils 2.47 encodes it: one flex FDE.
-"$SFRAMECTL" gen "$FX/sframe/sid-2.47.50/prog" -o "$TMP/prog.sframe.o"
+"$SFRAMECTL" gen "$FX/sid-2.47.50/prog" -o "$TMP/prog.sframe.o"
 "$SFRAMECTL" dump "$TMP/prog.sframe.o" >"$TMP/dump"
-"$SFRAMECTL" dump "$FX/sframe/sid-2.47.50/prog" >"$TMP/ref"
+"$SFRAMECTL" dump "$FX/sid-2.47.50/prog" >"$TMP/ref"
 drap() {
 	sed -n '/pc = 0x1310, size = 289 bytes, attr = "F"/,/^$/p' "$1" |
 		sed 's/func idx \[[0-9]*\]/func/'
@@ -86,9 +96,9 @@ ok $? "gen sid-2.47.50/prog: the signal frame FDE has the signal flag"
 # 2. check accepts every output, and --raw gives the same section bytes.
 libs="/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2
       /lib/x86_64-linux-gnu/libstdc++.so.6 /usr/bin/python3.11"
-all=$(ls "$FX"/sframe/*-*/prog "$FX"/sframe/*-*/prog-static \
-	"$FX"/sframe/*-*/*.o "$FX"/workloads/*/deep* "$FX"/workloads/*/*.so |
-	grep -v /src/)
+all=$(ls "$FX"/*-*/prog "$FX"/*-*/prog-static \
+	"$FX"/*-*/*.o "$FXW"/*/deep* "$FXW"/*/*.so |
+	grep -vF "$FXW/src/")
 for f in $all $libs; do
 	if [ ! -e "$f" ]; then
 		ok 1 "gen $f: not on this machine (install-deps.sh installs it)"
@@ -99,7 +109,7 @@ for f in $all $libs; do
 		"$SFRAMECTL" dump "$TMP/out" >/dev/null &&
 		"$SFRAMECTL" gen --raw "$f" -o "$TMP/raw" 2>>"$TMP/err" &&
 		"$SFRAMECTL" check --raw "$TMP/raw" >/dev/null && [ ! -s "$TMP/err" ]
-	ok $? "gen ${f#"$FX"/}: check accepts the output, ELF and --raw"
+	ok $? "gen $(fixture "$f"): check accepts the output, ELF and --raw"
 done
 
 "$SFRAMECTL" gen /lib/x86_64-linux-gnu/libc.so.6 --stats -o "$TMP/libc" \
@@ -117,18 +127,21 @@ while read -r want form name; do
 	args=
 	[ "$form" = raw ] && args=--raw
 	path=$FX/$name
-	case $name in aarch64/*) path=$A64/${name#aarch64/} ;; esac
+	case $name in
+	aarch64/*) path=$A64/${name#aarch64/} ;;
+	workloads/*) path=$FXW/${name#workloads/} ;;
+	esac
 	"$SFRAMECTL" gen $args "$path" -o "$TMP/pinned" 2>"$TMP/err"
 	got=$(sha256sum <"$TMP/pinned" | cut -d' ' -f1)
 	[ "$got" = "$want" ] && [ ! -s "$TMP/err" ]
 	ok $? "gen ${args:+--raw }$name: the bytes pinned (sha256 ${got:0:12})"
 done <<'SUMS'
-621ccf7a489dfd9d9a3b31810667f47c24e49a4423a743d24f768cda6245a1d5 elf sframe/sid-2.47.50/prog
-a21013653fb9db309c1211c2664a0761f1f3b8f2ac38b86942753da1f8d0b258 raw sframe/sid-2.47.50/prog
-5bd53e7c15e2d2decca1b74b48b647ff18dee2e49f7ebad1c4a055b7464a536e elf sframe/sid-2.47.50/prog.o
-744f27df1accb45149c226d40fe87a21506a55ead8f05751d7df752ac1f72c9d raw sframe/sid-2.47.50/prog.o
-b9601edb19c378f6f20a9cc66a2ba49d2d2d8267b4af1423ab715a822322abe8 elf sframe/trixie-2.44/prog-static
-9a56a874b2cbdb82ceac492cf084fbc86ff824f47e653fb1dbf70c5129caac25 raw sframe/trixie-2.44/prog-static
+621ccf7a489dfd9d9a3b31810667f47c24e49a4423a743d24f768cda6245a1d5 elf sid-2.47.50/prog
+a21013653fb9db309c1211c2664a0761f1f3b8f2ac38b86942753da1f8d0b258 raw sid-2.47.50/prog
+5bd53e7c15e2d2decca1b74b48b647ff18dee2e49f7ebad1c4a055b7464a536e elf sid-2.47.50/prog.o
+744f27df1accb45149c226d40fe87a21506a55ead8f05751d7df752ac1f72c9d raw sid-2.47.50/prog.o
+b9601edb19c378f6f20a9cc66a2ba49d2d2d8267b4af1423ab715a822322abe8 elf trixie-2.44/prog-static
+9a56a874b2cbdb82ceac492cf084fbc86ff824f47e653fb1dbf70c5129caac25 raw trixie-2.44/prog-static
 c2edb09c07df3149a81c27d95959bc16a803a9f45b4386e2eb3100448bc25cf5 elf workloads/nosframe/libdeepso.so
 5e64877a71d6420a1151e13ebcc81d0dc6a6317e2d861a98c9b5bddd213707bc raw workloads/nosframe/libdeepso.so
 2713af0019e58f099470ff050abdb75b01e0e73759ef08a34a6b7d2a43f94f1c elf aarch64/sid-2.47.50/prog-pac
@@ -218,7 +231,7 @@ else:
 open(dst, "wb").write(d)
 PY
 }
-base=$FX/sframe/sid-2.47.50/prog
+base=$FX/sid-2.47.50/prog
 damage "$base" "$TMP/badlen" length
 "$SFRAMECTL" gen "$TMP/badlen" -o "$TMP/out" 2>"$TMP/err"
 st=$?
@@ -236,7 +249,7 @@ ok $? "gen: an invalid CFA opcode skips that function and counts it (exit $st)"
 
 gen_fails 1 "prog.sframe.bin: not an ELF file" \
 	"gen on a non-ELF file: reason, exit 1" \
-	"$FX/sframe/sid-2.47.50/prog.sframe.bin"
+	"$FX/sid-2.47.50/prog.sframe.bin"
 
 gen_fails 1 "prog.sframe.o: no .eh_frame section" \
 	"gen on an ELF file without .eh_frame: reason, exit 1" \
@@ -262,7 +275,7 @@ ok $(($? != 2)) "gen without a file: usage, exit 2"
 # not.  The sidecar leaves the functions its own section covers to it,
 # describes every other, and overlaps none of its own; an object without
 # SFrame gets the same sidecar as without --fill.
-ST=$FX/workloads/v3-binutils-2.47/deep-static
+ST=$FXW/v3-binutils-2.47/deep-static
 "$SFRAMECTL" gen --fill --stats -o "$TMP/fill" "$ST" 2>"$TMP/fillstats"
 st=$?
 "$SFRAMECTL" gen -o "$TMP/full" "$ST"
@@ -287,15 +300,15 @@ print(f"# own {len(own)} functions, fill {len(fill)}, overlapping {len(bad)}")
 sys.exit(1 if bad or not own or not fill else 0)
 PY
 ok $? "gen --fill deep-static: no function of the sidecar in the object's own section"
-"$SFRAMECTL" gen --fill -o "$TMP/nofill" "$FX/workloads/nosframe/deep" &&
-	"$SFRAMECTL" gen -o "$TMP/plain" "$FX/workloads/nosframe/deep" &&
+"$SFRAMECTL" gen --fill -o "$TMP/nofill" "$FXW/nosframe/deep" &&
+	"$SFRAMECTL" gen -o "$TMP/plain" "$FXW/nosframe/deep" &&
 	cmp -s "$TMP/nofill" "$TMP/plain"
 ok $? "gen --fill on an object without SFrame: the same sidecar as without"
 
 # load --system --dry-run: everything but the module, so no device needed.
 # Two objects with .eh_frame only (nosframe), one with SFrame of its own
 # (v3), and a text file, which is not counted as an object.
-W=$FX/workloads
+W=$FXW
 mkdir -p "$TMP/sys"
 cp "$W/nosframe/deep" "$W/nosframe/libdeepso.so" "$TMP/sys/"
 cp "$W/v3-binutils-2.47/deep" "$TMP/sys/deep-v3"

@@ -20,13 +20,13 @@
 enum base_id { V3, V2, V1, V2_O, BE_V2, BE_V3, DATA1, NR_BASES };
 
 static const char * const base_paths[NR_BASES] = {
-	[V3] = "sframe/sid-2.47.50/prog.sframe.bin",
-	[V2] = "sframe/trixie-2.44/prog.sframe.bin",
-	[V1] = "sframe/bookworm-2.40/prog.sframe.bin",
-	[V2_O] = "sframe/trixie-2.44/prog.o.sframe.bin",
-	[BE_V2] = "sframe/binutils-testsuite/DATA-BE",
-	[BE_V3] = "sframe/binutils-testsuite/DATA-BE-V3",
-	[DATA1] = "sframe/binutils-testsuite/DATA1",
+	[V3] = "sid-2.47.50/prog.sframe.bin",
+	[V2] = "trixie-2.44/prog.sframe.bin",
+	[V1] = "bookworm-2.40/prog.sframe.bin",
+	[V2_O] = "trixie-2.44/prog.o.sframe.bin",
+	[BE_V2] = "binutils-testsuite/DATA-BE",
+	[BE_V3] = "binutils-testsuite/DATA-BE-V3",
+	[DATA1] = "binutils-testsuite/DATA1",
 };
 
 struct buf {
@@ -398,9 +398,9 @@ int main(int argc, char **argv)
 	for (id = 0; id < NR_BASES; id++)
 		sweep(id);
 	/* ld -r of binutils 2.40 and 2.44 relocates FDEs into the FREs. */
-	check_loader_rejects(argv[1], "sframe/trixie-2.44/prog-r.o",
+	check_loader_rejects(argv[1], "trixie-2.44/prog-r.o",
 			     "does not target an FDE start address");
-	check_loader_rejects(argv[1], "sframe/bookworm-2.40/prog-r.o",
+	check_loader_rejects(argv[1], "bookworm-2.40/prog-r.o",
 			     "does not target an FDE start address");
 	return tap_done();
 }

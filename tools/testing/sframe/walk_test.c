@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* The x86-64 cases' section is the fixture program's, byte for byte. */
-	snprintf(path, sizeof(path), "%s/sframe/sid-2.47.50/prog", argv[1]);
+	snprintf(path, sizeof(path), "%s/sid-2.47.50/prog", argv[1]);
 	if (tap_ok(sframe_input_load(&in, path, false, msg, sizeof(msg)) == 0,
 		   "sid-2.47.50/prog loads")) {
 		tap_ok(in.size == sizeof(sid_prog) && in.vaddr == PROG_SFRAME_VADDR &&

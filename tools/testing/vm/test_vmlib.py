@@ -627,6 +627,25 @@ class TestArch(unittest.TestCase):
         with self.assertRaises(FileNotFoundError):
             machinecode.workload_path("v9-none/deep", "arm64-debian-6.1")
 
+    def test_amd64_kernels_run_the_committed_x86_64_builds(self):
+        vm_dir = os.path.dirname(os.path.abspath(__file__))
+        loader = importlib.machinery.SourceFileLoader("vmtest", os.path.join(vm_dir, "vmtest"))
+        vmtest = importlib.util.module_from_spec(
+            importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(vmtest)
+        env = {k: v for k, v in os.environ.items() if k != "SFRAME_WORKLOADS"}
+        with unittest.mock.patch.dict(os.environ, env, clear=True):
+            self.assertEqual(vmtest.workloads_dir(), machinecode.X86_64_WORKLOADS)
+            for relative in ("v1-binutils-2.40/deep", "v3-binutils-2.47/deep-static",
+                             "baseline/deep-fp", "nosframe/deep"):
+                path = machinecode.workload_path(relative, "debian-6.12")
+                self.assertTrue(path.startswith(machinecode.X86_64_WORKLOADS + os.sep), path)
+                self.assertEqual(machinecode._machine(path), 62)      # EM_X86_64
+        with tempfile.TemporaryDirectory() as tmp, \
+                unittest.mock.patch.dict(os.environ, {"SFRAME_WORKLOADS": tmp}):
+            with self.assertRaisesRegex(HarnessError, tmp):
+                vmtest.workloads_dir()
+
     def test_a_guest_path_names_the_host_binary_of_its_kernel(self):
         self.assertEqual(machinecode.guest_workload_path("/workloads/v3-binutils-2.47/deep",
                                                          "arm64-debian-6.1"),

@@ -26,16 +26,20 @@ VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
 
 
-# arm64 guests' /workloads: the committed AArch64 builds, same folder names
+# the guests' /workloads: the committed x86-64 and AArch64 builds
+X86_64_WORKLOADS = os.path.join(REPO, "tools", "testing", "workloads", "x86_64")
 ARM64_WORKLOADS = os.path.join(REPO, "tools", "testing", "workloads", "aarch64")
 
 
 def workloads_base(kernel=None):
-    """Return the host directory of the workloads a guest of kernel gets as /workloads."""
+    """Return the host directory of the workloads a guest of kernel gets as /workloads.
+
+    An arm64 guest's are the committed AArch64 builds; any other's the
+    committed x86-64 ones, or those SFRAME_WORKLOADS names.
+    """
     if arch_of(kernel) == "arm64":
         return ARM64_WORKLOADS
-    return os.environ.get("SFRAME_WORKLOADS") or os.path.join(
-        REPO, "..", "shared", "fixtures", "workloads")
+    return os.environ.get("SFRAME_WORKLOADS") or X86_64_WORKLOADS
 
 
 def workload_path(relative, kernel=None):
