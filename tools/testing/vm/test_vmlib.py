@@ -53,6 +53,14 @@ class StackCheckTest(unittest.TestCase):
                            ("main", "/w/deep"))
         self.assertEqual(stackcheck.completeness(CHAIN, text), (0, 1))
 
+    def test_chain_frames_found_in_order_across_gaps(self):
+        chain = ["leaf", "b", "jit", "a", "main"]
+        frames = lambda *names: [stackcheck.Frame("1", n, "d") for n in names]
+        self.assertEqual(stackcheck.chain_frames_found(frames("leaf", "a", "x"), chain), 2)
+        self.assertEqual(stackcheck.chain_frames_found(frames(*chain), chain), 5)
+        self.assertEqual(stackcheck.chain_frames_found(frames("a", "leaf", "main"), chain), 2)
+        self.assertEqual(stackcheck.chain_frames_found([], chain), 0)
+
     def test_samples_outside_the_leaf_are_ignored(self):
         text = perf_sample(("clock_gettime", "[vdso]"), ("leaf_spin", "/w/deep"))
         self.assertEqual(stackcheck.completeness(CHAIN, text), (0, 0))

@@ -13,28 +13,12 @@ there, and completeness of the all-SFrame control.
 """
 
 from vmlib.kernels import arch_of
-from vmlib.stackcheck import MIN_SAMPLES, chain_matches, parse_expect, parse_perf_script
+from vmlib.stackcheck import (MIN_SAMPLES, chain_frames_found, chain_matches, parse_expect,
+                              parse_perf_script)
 
 PATTERNS = ("sframe", "nocfi", "jit", "fplib", "mixed", "nocfileaf", "fpleaf")
 COMPLETE = 0.99
 SLACK = 0.01            # of the samples, and of a frame per sample
-
-
-def frames_found(frames, chain):
-    """Return how many of chain's frames appear in frames, in order.
-
-    The longest common subsequence of the two name lists: a walker that
-    skips a frame (a frame-pointer walk through a function that keeps
-    none) still gets the frames before and after it.
-    """
-    row = [0] * (len(chain) + 1)
-    for frame in frames:
-        prev_diag = 0
-        for i, name in enumerate(chain):
-            here = row[i + 1]
-            row[i + 1] = prev_diag + 1 if frame.sym == name else max(row[i + 1], row[i])
-            prev_diag = here
-    return row[-1]
 
 
 def measure(expect_text, perf_text):
@@ -46,7 +30,7 @@ def measure(expect_text, perf_text):
             continue
         samples += 1
         complete += chain_matches(frames, chain)
-        found += frames_found(frames, chain)
+        found += chain_frames_found(frames, chain)
     if not samples:
         return 0, 0.0, 0.0
     return samples, complete / samples, found / samples

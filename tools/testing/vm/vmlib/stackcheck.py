@@ -96,6 +96,23 @@ def chain_matches(frames, chain):
     return frames[0].sym == token and chain_matches(frames[1:], rest)
 
 
+def chain_frames_found(frames, chain):
+    """Return how many of chain's names frames has, in order.
+
+    The longest common subsequence of the two name lists: a walker that
+    skips a frame (a frame-pointer step over a function that keeps no
+    frame pointer) still gets the frames before and after it.
+    """
+    row = [0] * (len(chain) + 1)
+    for frame in frames:
+        diagonal = 0
+        for i, name in enumerate(chain):
+            above = row[i + 1]
+            row[i + 1] = diagonal + 1 if frame.sym == name else max(above, row[i])
+            diagonal = above
+    return row[-1]
+
+
 def completeness(expect_text, perf_text):
     """Return (complete, eligible) sample counts for one pattern's run."""
     chain = parse_expect(expect_text)
