@@ -3,7 +3,8 @@
  * The one place where the format core learns whether it is built for the
  * kernel or for user space.  Need:
  *   u8..u64, s8..s64, bool, size_t, S32_MIN/MAX, U32_MAX, ARRAY_SIZE
- *   errno values (negative returns), __always_inline, noinline, __printf
+ *   errno values (negative returns), __always_inline, noinline, __printf,
+ *   likely()
  *   check_add_overflow(), check_mul_overflow()
  *   get_unaligned_{le,be}{16,32,64}()
  *   sframe_alloc(), sframe_free(): large buffers (tests' flattened tables)
@@ -141,6 +142,10 @@ static inline u64 get_unaligned_be64(const void *p)
 
 #define sframe_alloc(n)		malloc(n)
 #define sframe_free(p)		free(p)
+
+#ifndef likely
+#define likely(x)		__builtin_expect(!!(x), 1)
+#endif
 
 #ifndef EOPNOTSUPP
 #define EOPNOTSUPP	95

@@ -8,6 +8,8 @@
  */
 #include <sframe/walk.h>
 
+#include "step_cache.h"
+
 #define WORD	SFRAME_ARCH_WORD
 
 /*
@@ -124,8 +126,8 @@ static enum sframe_walk_stop sframe_loc_value(struct sframe_walk *w,
 }
 
 /*
- * The caller's RA and FP, given the CFA.  In the common frame the FP is
- * saved just below the RA: one read fetches both.  An RA not saved is
+ * The caller's RA and FP, given the CFA: the common forms by the step's
+ * own reads (step.h), the others by their kinds.  An RA not saved is
  * still in the register the call left it in (AArch64's LR).
  */
 static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
@@ -133,15 +135,16 @@ static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
 					       u64 cfa, u64 *ra, u64 *fp)
 {
 	enum sframe_walk_stop stop;
-	u64 pair[2];
+	u64 saved[2];
+	u8 fp_at;
 
-	if (rule->ra.kind == SFRAME_LOC_AT_CFA &&
-	    rule->fp.kind == SFRAME_LOC_AT_CFA &&
-	    rule->fp.offset == rule->ra.offset - WORD) {
-		if (sframe_read(w, cfa + rule->fp.offset, pair, 2))
+	if (sframe_step_saved_at_cfa(rule, &fp_at)) {
+		if (!sframe_step_read_saved(w->ops->read, w->ctx, cfa,
+					    rule->ra.offset, rule->fp.offset,
+					    fp_at, *fp, saved))
 			return SFRAME_STOP_READ;
-		*fp = pair[0];
-		*ra = pair[1];
+		*fp = saved[0];
+		*ra = saved[1];
 		return SFRAME_STOP_NONE;
 	}
 	if (rule->ra.kind == SFRAME_LOC_SAME)
@@ -168,18 +171,10 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 	cfa += rule->cfa.offset;
 	if (rule->cfa.kind == SFRAME_LOC_AT_REG && sframe_read(w, cfa, &cfa, 1))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
-	/*
-	 * The stack must grow up.  A frame that saved nothing (an AArch64
-	 * leaf: CFA = SP, RA in LR) is the one exception, and cannot repeat:
-	 * the register is known only in the first frame or after a signal.
-	 */
-	if (cfa < w->sp ||
-	    (cfa == w->sp && rule->ra.kind != SFRAME_LOC_SAME))
-		return sframe_walk_fail(w, SFRAME_STOP_CFA_NOT_ABOVE_SP);
-	if (cfa & (WORD - 1))
-		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
-
-	stop = sframe_saved_regs(w, rule, cfa, &ra, &fp);
+	stop = sframe_step_check_cfa(cfa, w->sp,
+				     rule->ra.kind == SFRAME_LOC_SAME);
+	if (!stop)
+		stop = sframe_saved_regs(w, rule, cfa, &ra, &fp);
 	if (stop)
 		return sframe_walk_fail(w, stop);
 
@@ -391,154 +386,6 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 	if (how == SFRAME_STEP_NONE && sframe_at_sigreturn(w))
 		return SFRAME_STEP_SIGNAL;
 	return how;
-}
-
-/* The step cache's slot for @rel (an address in the object) of section @id. */
-static __always_inline struct sframe_step_entry *
-sframe_step_slot(struct sframe_step_cache *cache, u64 id, u64 rel)
-{
-	u64 hash = (rel ^ id) * 0x9e3779b97f4a7c15ULL;
-
-	return &cache->e[hash >> (64 - SFRAME_STEP_CACHE_BITS)];
-}
-
-static bool sframe_fits_s16(s32 v)
-{
-	return v == (s16)v;
-}
-
-/*
- * Keep @rule, which stepped the frame at return address @pc, in the step
- * cache if it has the common form (walk.h).  An entry steps exactly as
- * sframe_walk_rule() steps by its rule.
- */
-static void sframe_step_keep(struct sframe_walk *w, u64 pc,
-			     const struct sframe_rule *rule)
-{
-	const struct sframe_arch *arch = w->arch;
-	u64 id = w->where.sec->id;
-	struct sframe_step_entry *e;
-	u8 fp_at;
-
-	if (!id || rule->cfa.kind != SFRAME_LOC_REG ||
-	    (rule->cfa.reg != arch->sp_reg && rule->cfa.reg != arch->fp_reg) ||
-	    rule->ra.kind != SFRAME_LOC_AT_CFA ||
-	    !sframe_fits_s16(rule->ra.offset))
-		return;
-	if (rule->fp.kind == SFRAME_LOC_SAME)
-		fp_at = SFRAME_STEP_FP_SAME;
-	else if (rule->fp.kind != SFRAME_LOC_AT_CFA ||
-		 !sframe_fits_s16(rule->fp.offset))
-		return;
-	else if (rule->fp.offset == rule->ra.offset - WORD)
-		fp_at = SFRAME_STEP_FP_BELOW_RA;
-	else
-		fp_at = SFRAME_STEP_FP_APART;
-	e = sframe_step_slot(w->cache, id, pc - w->where.bias);
-	*e = (struct sframe_step_entry){
-		.sec_id = id, .rel = pc - w->where.bias,
-		.cfa_offset = rule->cfa.offset,
-		.ra_offset = (s16)rule->ra.offset,
-		.fp_offset = fp_at == SFRAME_STEP_FP_APART ?
-			     (s16)rule->fp.offset : 0,
-		.from_fp = rule->cfa.reg == arch->fp_reg, .fp_at = fp_at,
-	};
-}
-
-typedef int (*sframe_read_fn)(void *ctx, u64 addr, u64 *val, unsigned int n);
-
-/*
- * The step cache may answer for the next frame: the walk has one, and
- * w->ip is a return address (not the interrupted IP, not one a signal
- * frame restored), whose answer is the same every time.
- */
-static __always_inline bool sframe_walk_cacheable(const struct sframe_walk *w)
-{
-	return w->cache && !w->first && !w->exact_ip;
-}
-
-/*
- * Step from return address to return address by the step cache, storing
- * each caller's IP in @ips, while it has the answer and the step
- * succeeds, @max at most: the number stored.  Where it stops, @w is as
- * the last step left it, for the full step, which says why a step fails.
- * The loop keeps the walk's state in registers: it is every cached
- * frame's cost, with the stack read.
- */
-static __always_inline unsigned int
-sframe_walk_cached_by(struct sframe_walk *w, u64 *ips, unsigned int max,
-		      sframe_read_fn read)
-{
-	struct sframe_step_cache *cache = w->cache;
-	u64 id = w->where.sec ? w->where.sec->id : 0;
-	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, regs[2];
-	/* A return address's call is in the range: ip - 1 - start < size. */
-	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
-	u64 bias = w->where.bias + 1, mask = w->ra_mask;
-	const struct sframe_step_entry *e;
-	u64 *out = ips, *end = ips + max;
-	unsigned int n;
-
-	/*
-	 * SP only bounded (after a frame record, AArch64): the full step
-	 * takes the next frame, after which every SP is exact.
-	 */
-	if (!id || !w->sp_exact)
-		return 0;
-	while (out < end) {
-		/* ip - 1 in the object */
-		u64 rel = ip - bias;
-
-		if (ip - start >= size)
-			break;
-		e = sframe_step_slot(cache, id, rel);
-		if (e->rel != rel || e->sec_id != id)
-			break;
-		cfa = (e->from_fp ? fp : sp) + e->cfa_offset;
-		if (cfa <= sp || (cfa & (WORD - 1)))
-			break;
-		if (e->fp_at == SFRAME_STEP_FP_BELOW_RA) {
-			if (sframe_walk_read(read, w->ctx,
-					     cfa + e->ra_offset - WORD, regs, 2))
-				break;
-		} else {
-			regs[0] = fp;
-			if (sframe_walk_read(read, w->ctx, cfa + e->ra_offset,
-					     &regs[1], 1) ||
-			    (e->fp_at == SFRAME_STEP_FP_APART &&
-			     sframe_walk_read(read, w->ctx, cfa + e->fp_offset,
-					      &regs[0], 1)))
-				break;
-		}
-		ra = regs[1] & mask;
-		if (!ra)
-			break;
-		ip = ra;
-		sp = cfa;
-		fp = regs[0];
-		*out++ = ip;
-	}
-	n = out - ips;
-	if (n) {
-		w->ip = ip;
-		w->sp = sp;
-		w->fp = fp;
-		w->sp_exact = true;
-		w->ra_known = false;
-		w->sframe_steps += n;
-		w->cached_steps += n;
-	}
-	return n;
-}
-
-/* The module's read is inlined, chosen once rather than at every read. */
-static __always_inline unsigned int
-sframe_walk_cached(struct sframe_walk *w, u64 *ips, unsigned int max)
-{
-	if (w->ops->read == sframe_walk_native_read)
-		return sframe_walk_cached_by(w, ips, max,
-					     sframe_walk_native_read);
-	return sframe_walk_cached_by(w, ips, max, w->ops->read);
 }
 
 /*
