@@ -178,38 +178,6 @@ out:
 	return 0;
 }
 
-/* Read a ULEB128 at *@p, below @end, and step past it. */
-bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val)
-{
-	const u8 *q = *p;
-	unsigned int shift = 0;
-	u64 v = 0;
-
-	do {
-		if (q >= end || shift > 63)
-			return false;
-		v |= (u64)(*q & 0x7f) << shift;
-		shift += 7;
-	} while (*q++ & 0x80);
-	*p = q;
-	*val = v;
-	return true;
-}
-
-/* Read @bytes little-endian bytes at *@p, below @end, and step past. */
-bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val)
-{
-	unsigned int i;
-
-	if (end - *p < bytes)
-		return false;
-	*val = 0;
-	for (i = 0; i < bytes; i++)
-		*val |= (u64)(*p)[i] << (8 * i);
-	*p += bytes;
-	return true;
-}
-
 /* Read a DW_EH_PE-encoded value at *@p, below @end; false if malformed. */
 static bool read_encoded(const u8 **p, const u8 *end, u8 enc, u64 field_addr,
 			 u64 *val)
