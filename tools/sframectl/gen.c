@@ -99,8 +99,7 @@ void gen_free(struct gen *g)
 {
 	if (g->cfi)
 		dwarf_cfi_end(g->cfi);
-	if (g->elf)
-		elf_end(g->elf);
+	sframe_elf_close(&g->obj);
 	if (!g->borrowed)
 		free(g->image);
 	free(g->own.copy);

@@ -92,7 +92,7 @@ struct gen {
 	unsigned char *image;
 	size_t image_size;
 	bool borrowed;			/* image is the caller's: copy to write */
-	Elf *elf;
+	struct sframe_elf obj;		/* the image, relocated, for libdw */
 	Dwarf_CFI *cfi;
 	Elf_Data *eh_data;
 	u64 eh_addr;
