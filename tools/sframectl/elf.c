@@ -4,9 +4,10 @@
  * an object's SFrame section (the .sframe section, or the PT_GNU_SFRAME
  * segment of a stripped object, with a relocatable object's .rela.sframe
  * applied the way objdump applies it), its executable segments, its build
- * ID, and for gen a section by name and a relocatable object's
- * relocations of it.  The file may be anything: every offset and size it
- * gives is checked against the file before libelf is asked to use it.
+ * ID, how far an image in memory reaches, and for gen a section by name
+ * and a relocatable object's relocations of it.  The file may be anything:
+ * every offset and size it gives is checked against the file before
+ * libelf is asked to use it.
  */
 #include <gelf.h>
 #include <stdarg.h>
@@ -554,6 +555,48 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 		st = elf_code(&e, code, msg, msg_size);
 	sframe_elf_close(&e);
 	return st;
+}
+
+/*
+ * How far the headers and loadable segments of @e reach: the end of its
+ * program headers, of its PT_LOAD segments and of its section headers,
+ * which libelf reads to find .eh_frame.
+ */
+static bool elf_reach(const struct sframe_elf *e, size_t *end)
+{
+	const GElf_Ehdr *eh = &e->ehdr;
+	GElf_Phdr ph;
+	unsigned int i;
+
+	if (e->be || eh->e_machine != SFRAME_NATIVE_EM || !elf_phdrs_in(e))
+		return false;
+	*end = eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_offset + ph.p_filesz > *end)
+			*end = ph.p_offset + ph.p_filesz;
+	}
+	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > *end)
+		*end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	return true;
+}
+
+/*
+ * The size in *@end of the native ELF image mapped at @d, which nothing
+ * else tells (the vDSO every process maps).  libelf is told @max bytes
+ * and reads only headers, so false unless its headers lie in them; its
+ * segments may claim more, which is the caller's to refuse.
+ */
+bool sframe_elf_extent(const unsigned char *d, size_t max, size_t *end)
+{
+	char msg[SFRAME_MSG_MAX];
+	struct sframe_elf e;
+	bool found;
+
+	found = elf_open(&e, d, max, msg, sizeof(msg)) == SFRAME_LOAD_OK &&
+		elf_reach(&e, end);
+	sframe_elf_close(&e);
+	return found;
 }
 
 /*

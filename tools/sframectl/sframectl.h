@@ -76,6 +76,7 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 
 bool sframe_elf_build_id(const unsigned char *d, size_t size,
 			 const unsigned char **id, size_t *len);
+bool sframe_elf_extent(const unsigned char *d, size_t max, size_t *end);
 
 /* An ELF file in memory, opened with libelf (elf.c). */
 struct sframe_elf {
