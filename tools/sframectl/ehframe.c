@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl gen's input: an x86-64 or AArch64 ELF object's .eh_frame
- * through libelf and libdw, relocated when the object is, and the address
- * range and CFI of each of its functions (DWARF FDEs), sorted, overlaps
- * marked.
+ * sframectl gen's input: an x86-64 or AArch64 ELF object's .eh_frame,
+ * opened and relocated (when the object is) by elf.c and read by libdw,
+ * and the address range and CFI of each of its functions (DWARF FDEs),
+ * sorted, overlaps marked.
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -24,190 +24,110 @@ static const struct gen_machine gen_machines[] = {
 	},
 };
 
+/* The machine of @ehdr, if gen reads its objects: NULL if not. */
+static const struct gen_machine *gen_machine(const GElf_Ehdr *ehdr)
+{
+	size_t i;
+
+	if (ehdr->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr->e_ident[EI_DATA] != ELFDATA2LSB)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(gen_machines); i++)
+		if (gen_machines[i].e_machine == ehdr->e_machine)
+			return &gen_machines[i];
+	return NULL;
+}
+
+/* The object's machine and its .eh_frame, in the file: @scn, @eh. */
+static int find_eh_frame(struct gen *g, const struct sframe_elf *e,
+			 Elf_Scn **scn, GElf_Shdr *eh)
+{
+	g->mach = gen_machine(&e->ehdr);
+	if (!g->mach)
+		return gen_fail(g, EXIT_INVALID, "%s",
+				"not a little-endian x86-64 or AArch64 ELF object");
+	*scn = sframe_elf_section(e->elf, ".eh_frame", 0, eh);
+	if (!*scn)
+		return gen_fail(g, EXIT_INVALID, "%s", e->ehdr.e_shnum ?
+				"no .eh_frame section" :
+				"no section headers (stripped objects are not supported)");
+	if (!sframe_elf_section_in(e, eh))
+		return gen_fail(g, EXIT_INVALID, "%s", ".eh_frame out of bounds");
+	return 0;
+}
+
 /*
  * Relocatable objects carry .eh_frame's PC fields in .rela.eh_frame:
  * apply them to the image (sections at their sh_addr, normally 0), so that
- * libdw sees the object's functions where its .sframe puts them.
+ * libdw sees the object's functions where its .sframe puts them.  A
+ * borrowed image is copied first: it is the caller's, not to be written.
  */
-static int apply_eh_relocations(struct gen *g, Elf *elf, size_t eh_index,
-				const GElf_Shdr *eh)
+static int relocate_eh_frame(struct gen *g, const struct sframe_elf *e,
+			     Elf_Scn *scn, const GElf_Shdr *eh)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh, symsh, target;
+	static const char * const why[] = {
+		[SFRAME_ELF_RELOC_TABLE] = ".rela.eh_frame unreadable",
+		[SFRAME_ELF_RELOC_ENTRY] = ".rela.eh_frame entry unreadable",
+		[SFRAME_ELF_RELOC_TYPE] =
+			"unsupported .rela.eh_frame relocation type",
+		[SFRAME_ELF_RELOC_TARGET] =
+			".rela.eh_frame offset out of bounds",
+		[SFRAME_ELF_RELOC_SYMBOL] = ".rela.eh_frame entry unreadable",
+	};
+	enum sframe_elf_reloc_error err;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *rel, *syms;
-		Elf_Scn *symscn;
-		int i, n;
+	if (g->borrowed) {
+		unsigned char *own = malloc(g->image_size);
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    sh.sh_info != eh_index)
-			continue;
-		rel = elf_getdata(scn, NULL);
-		symscn = elf_getscn(elf, sh.sh_link);
-		syms = symscn ? elf_getdata(symscn, NULL) : NULL;
-		if (!rel || !syms || !gelf_getshdr(symscn, &symsh))
-			return gen_fail(g, EXIT_INVALID, "%s",
-					".rela.eh_frame unreadable");
-		n = (int)(sh.sh_size / sizeof(GElf_Rela));
-		for (i = 0; i < n; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			u64 s, p, v, where;
-			unsigned int type, bytes;
-			bool pcrel;
-
-			if (!gelf_getrela(rel, i, &r) ||
-			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
-				return gen_fail(g, EXIT_INVALID, "%s",
-						".rela.eh_frame entry unreadable");
-			type = (unsigned int)GELF_R_TYPE(r.r_info);
-			if (!sframe_elf_reloc(g->mach->e_machine, type, &bytes,
-					      &pcrel))
-				return gen_fail(g, EXIT_INVALID, "%s",
-						"unsupported .rela.eh_frame relocation type");
-			s = sym.st_value;
-			if (sym.st_shndx != SHN_UNDEF &&
-			    sym.st_shndx < SHN_LORESERVE &&
-			    gelf_getshdr(elf_getscn(elf, sym.st_shndx), &target))
-				s += target.sh_addr;
-			p = eh->sh_addr + r.r_offset;
-			v = s + (u64)r.r_addend;
-			if (pcrel)
-				v -= p;
-			where = eh->sh_offset + r.r_offset;
-			if (r.r_offset > eh->sh_size ||
-			    bytes > eh->sh_size - r.r_offset ||
-			    where + bytes > g->image_size)
-				return gen_fail(g, EXIT_INVALID, "%s",
-						".rela.eh_frame offset out of bounds");
-			while (bytes--) {
-				g->image[where++] = (u8)v;
-				v >>= 8;
-			}
-		}
+		if (!own)
+			return gen_fail(g, EXIT_USAGE, "%s", "out of memory");
+		memcpy(own, g->image, g->image_size);
+		g->image = own;
+		g->borrowed = false;
 	}
-	return 0;
+	err = sframe_elf_relocate(e, scn, eh, g->image + eh->sh_offset);
+	return err ? gen_fail(g, EXIT_INVALID, "%s", why[err]) : 0;
 }
 
 static int open_elf(struct gen *g)
 {
-	GElf_Ehdr ehdr;
+	struct sframe_elf e;
+	Elf_Scn *scn = NULL;
 	GElf_Shdr eh;
-	Elf_Scn *scn;
-	size_t i;
-	Elf *elf;
 	int ret;
 
-	if (g->image_size < 4 || memcmp(g->image, ELFMAG, SELFMAG))
-		return gen_fail(g, EXIT_INVALID, "%s", "not an ELF file");
-	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)g->image, g->image_size);
-	if (!elf || !gelf_getehdr(elf, &ehdr)) {
-		ret = gen_fail(g, EXIT_INVALID, "bad ELF header: %s",
-			       elf_errmsg(-1));
-		goto out;
-	}
-	ret = EXIT_INVALID;
-	for (i = 0; i < ARRAY_SIZE(gen_machines); i++)
-		if (gen_machines[i].e_machine == ehdr.e_machine)
-			g->mach = &gen_machines[i];
-	if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB || !g->mach) {
-		gen_fail(g, ret, "%s",
-			 "not a little-endian x86-64 or AArch64 ELF object");
-		goto out;
-	}
-	scn = sframe_elf_section(elf, ".eh_frame", 0, &eh);
-	if (!scn) {
-		gen_fail(g, ret, "%s", ehdr.e_shnum ? "no .eh_frame section" :
-			 "no section headers (stripped objects are not supported)");
-		goto out;
-	}
-	if (eh.sh_type == SHT_NOBITS || eh.sh_offset > g->image_size ||
-	    eh.sh_size > g->image_size - eh.sh_offset) {
-		gen_fail(g, ret, "%s", ".eh_frame out of bounds");
-		goto out;
-	}
-	ret = 0;
-	if (ehdr.e_type == ET_REL && g->borrowed) {
-		unsigned char *own = malloc(g->image_size);
-
-		if (!own) {
-			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
-			goto out;
-		}
-		memcpy(own, g->image, g->image_size);
-		g->image = own;
-		g->borrowed = false;
-		elf_end(elf);
-		elf = elf_memory((char *)g->image, g->image_size);
-		scn = elf ? sframe_elf_section(elf, ".eh_frame", 0, &eh) : NULL;
-		if (!scn) {
-			ret = gen_fail(g, EXIT_USAGE, "%s", "out of memory");
-			goto out;
-		}
-	}
-	if (ehdr.e_type == ET_REL)
-		ret = apply_eh_relocations(g, elf, elf_ndxscn(scn), &eh);
-out:
-	if (elf)
-		elf_end(elf);
+	ret = sframe_elf_open(&e, g->image, g->image_size, g->err,
+			      sizeof(g->err)) ? EXIT_INVALID : 0;
+	if (!ret)
+		ret = find_eh_frame(g, &e, &scn, &eh);
+	if (!ret && e.ehdr.e_type == ET_REL)
+		ret = relocate_eh_frame(g, &e, scn, &eh);
+	sframe_elf_close(&e);
 	if (ret)
 		return ret;
 
 	/* A fresh handle, so that libdw reads the relocated bytes. */
-	g->elf = elf_memory((char *)g->image, g->image_size);
-	scn = g->elf ? sframe_elf_section(g->elf, ".eh_frame", 0, &eh) : NULL;
+	scn = NULL;
+	if (!sframe_elf_open(&g->obj, g->image, g->image_size, g->err,
+			     sizeof(g->err)))
+		scn = sframe_elf_section(g->obj.elf, ".eh_frame", 0, &eh);
 	g->eh_data = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!g->eh_data)
 		return gen_fail(g, EXIT_INVALID, ".eh_frame unreadable: %s",
 				elf_errmsg(-1));
 	g->eh_addr = eh.sh_addr;
 	g->eh_size = eh.sh_size;
-	scn = sframe_elf_section(g->elf, ".note.gnu.build-id", 0, &eh);
-	if (scn && eh.sh_type == SHT_NOTE && eh.sh_offset <= g->image_size &&
-	    eh.sh_size <= g->image_size - eh.sh_offset) {
+	scn = sframe_elf_section(g->obj.elf, ".note.gnu.build-id", 0, &eh);
+	if (scn && eh.sh_type == SHT_NOTE &&
+	    sframe_elf_section_in(&g->obj, &eh)) {
 		g->note = g->image + eh.sh_offset;
 		g->note_size = eh.sh_size;
 	}
-	g->cfi = dwarf_getcfi_elf(g->elf);
+	g->cfi = dwarf_getcfi_elf(g->obj.elf);
 	if (!g->cfi)
 		return gen_fail(g, EXIT_INVALID, ".eh_frame unusable: %s",
 				dwarf_errmsg(-1));
 	return 0;
-}
-
-/* Read a ULEB128 at *@p, below @end, and step past it. */
-bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val)
-{
-	const u8 *q = *p;
-	unsigned int shift = 0;
-	u64 v = 0;
-
-	do {
-		if (q >= end || shift > 63)
-			return false;
-		v |= (u64)(*q & 0x7f) << shift;
-		shift += 7;
-	} while (*q++ & 0x80);
-	*p = q;
-	*val = v;
-	return true;
-}
-
-/* Read @bytes little-endian bytes at *@p, below @end, and step past. */
-bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val)
-{
-	unsigned int i;
-
-	if (end - *p < bytes)
-		return false;
-	*val = 0;
-	for (i = 0; i < bytes; i++)
-		*val |= (u64)(*p)[i] << (8 * i);
-	*p += bytes;
-	return true;
 }
 
 /* Read a DW_EH_PE-encoded value at *@p, below @end; false if malformed. */
@@ -302,7 +222,7 @@ static bool cie_fde_encoding(const Dwarf_CIE *cie, u8 *enc)
 /* Every FDE's range, in address order; later duplicates are overlaps. */
 static int collect_funcs(struct gen *g)
 {
-	const u8 *ident = (const u8 *)elf_getident(g->elf, NULL);
+	const u8 *ident = (const u8 *)elf_getident(g->obj.elf, NULL);
 	const u8 *base = g->eh_data->d_buf;
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
 	u32 cap = 0, i;

@@ -4,39 +4,11 @@
  * translate its CFI, encode and validate the SFrame section, in memory,
  * for the gen command, sframectl load and sframectl serve.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
-
-bool gen_grow(void **arr, u32 *cap, u32 need, size_t elem)
-{
-	u32 n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return true;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, (size_t)n * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = n;
-	return true;
-}
-
-int gen_fail(struct gen *g, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(g->err, sizeof(g->err), fmt, ap);
-	va_end(ap);
-	return status;
-}
 
 /* The whole input file, read as every sframectl input is. */
 static int read_whole(struct gen *g)
@@ -127,8 +99,7 @@ void gen_free(struct gen *g)
 {
 	if (g->cfi)
 		dwarf_cfi_end(g->cfi);
-	if (g->elf)
-		elf_end(g->elf);
+	sframe_elf_close(&g->obj);
 	if (!g->borrowed)
 		free(g->image);
 	free(g->own.copy);

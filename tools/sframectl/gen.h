@@ -14,6 +14,7 @@
 #include <sframe/sframe.h>
 
 #include "sframectl.h"
+#include "gen_util.h"
 
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
 #define GEN_REG_RSP		7
@@ -91,7 +92,7 @@ struct gen {
 	unsigned char *image;
 	size_t image_size;
 	bool borrowed;			/* image is the caller's: copy to write */
-	Elf *elf;
+	struct sframe_elf obj;		/* the image, relocated, for libdw */
 	Dwarf_CFI *cfi;
 	Elf_Data *eh_data;
 	u64 eh_addr;
@@ -123,18 +124,13 @@ struct gen {
 /* cfi.c: each reason as --stats prints it. */
 extern const char * const gen_skip_names[GEN_NR_SKIPS];
 
-/* gen.c: the steps in order, and what they share. */
-bool gen_grow(void **arr, u32 *cap, u32 need, size_t elem);
-__printf(3, 4)
-int gen_fail(struct gen *g, int status, const char *fmt, ...);
+/* gen.c: the steps in order. */
 int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	      struct sframe_section *sec);
 void gen_free(struct gen *g);
 
 /* ehframe.c: the object and its .eh_frame's functions. */
 int gen_read_eh_frame(struct gen *g);
-bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val);
-bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val);
 
 /* ra_state.c: where @f's return address is signed (AArch64). */
 bool gen_ra_signing(struct gen *g, const struct gen_func *f);

@@ -74,12 +74,40 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 					struct sframe_code *code, char *msg,
 					size_t msg_size);
 
-Elf_Scn *sframe_elf_section(Elf *elf, const char *want, u32 type,
-			    GElf_Shdr *sh);
-bool sframe_elf_reloc(unsigned int machine, unsigned int type,
-		      unsigned int *bytes, bool *pcrel);
 bool sframe_elf_build_id(const unsigned char *d, size_t size,
 			 const unsigned char **id, size_t *len);
+bool sframe_elf_extent(const unsigned char *d, size_t max, size_t *end);
+
+/* An ELF file in memory, opened with libelf (elf.c). */
+struct sframe_elf {
+	const unsigned char *d;
+	size_t size;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	bool be;
+};
+
+/* Why sframe_elf_relocate() left a section unrelocated. */
+enum sframe_elf_reloc_error {
+	SFRAME_ELF_RELOC_OK,
+	SFRAME_ELF_RELOC_TABLE,		/* its relocations or symbols */
+	SFRAME_ELF_RELOC_ENTRY,		/* a relocation unreadable */
+	SFRAME_ELF_RELOC_TYPE,		/* not a data relocation */
+	SFRAME_ELF_RELOC_TARGET,	/* one writes where it may not */
+	SFRAME_ELF_RELOC_SYMBOL,	/* its symbol unreadable */
+};
+
+enum sframe_load_status sframe_elf_open(struct sframe_elf *e,
+					const unsigned char *d, size_t size,
+					char *msg, size_t msg_size);
+void sframe_elf_close(struct sframe_elf *e);
+Elf_Scn *sframe_elf_section(Elf *elf, const char *want, u32 type,
+			    GElf_Shdr *sh);
+bool sframe_elf_section_in(const struct sframe_elf *e, const GElf_Shdr *sh);
+enum sframe_elf_reloc_error sframe_elf_relocate(const struct sframe_elf *e,
+						Elf_Scn *scn,
+						const GElf_Shdr *sh,
+						unsigned char *buf);
 
 void sframe_dump(FILE *out, const struct sframe_section *sec,
 		 const char *name);

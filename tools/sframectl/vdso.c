@@ -5,7 +5,6 @@
  * AT_SYSINFO_EHDR), as gen does for a file, and hand it to sframe_unwind
  * bound to the vDSO's build ID.
  */
-#include <elf.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,27 +20,6 @@
 
 #define VDSO_NAME	"[vdso]"
 #define VDSO_MAX_SIZE	(1 << 20)	/* the x86-64 vDSO is two pages */
-#define VDSO_MAX_PHDRS	16
-
-/* End of @eh's program headers, loadable segments and section headers. */
-static size_t vdso_extent(const Elf64_Ehdr *eh)
-{
-	const unsigned char *base = (const unsigned char *)eh;
-	size_t end = eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
-	unsigned int i;
-
-	for (i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		memcpy(&ph, base + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > end)
-			end = ph.p_offset + ph.p_filesz;
-	}
-	/* libelf finds .eh_frame by the section headers, at the image's end. */
-	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > end)
-		end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	return end;
-}
 
 /* Is every page of [@p, @p + @len) mapped?  mincore() fails if not. */
 static bool vdso_mapped(const void *p, size_t len)
@@ -62,30 +40,24 @@ static bool vdso_mapped(const void *p, size_t len)
  */
 static unsigned char *vdso_copy(size_t *size, char *msg, size_t msg_size)
 {
-	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const unsigned char *image = (const void *)getauxval(AT_SYSINFO_EHDR);
 	unsigned char *copy;
 	size_t end;
 
-	if (!eh) {
+	if (!image) {
 		snprintf(msg, msg_size, "no vDSO in this process (AT_SYSINFO_EHDR)");
 		return NULL;
 	}
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_machine != SFRAME_NATIVE_EM ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phnum > VDSO_MAX_PHDRS ||
-	    eh->e_phoff > VDSO_MAX_SIZE || eh->e_shoff > VDSO_MAX_SIZE) {
+	if (!sframe_elf_extent(image, VDSO_MAX_SIZE, &end)) {
 		snprintf(msg, msg_size, "the vDSO is not a 64-bit %s ELF image",
 			 SFRAME_NATIVE_NAME);
 		return NULL;
 	}
-	end = vdso_extent(eh);
 	if (end > VDSO_MAX_SIZE) {
 		snprintf(msg, msg_size, "the vDSO image claims %zu bytes", end);
 		return NULL;
 	}
-	if (!vdso_mapped(eh, end)) {
+	if (!vdso_mapped(image, end)) {
 		snprintf(msg, msg_size, "the vDSO image's %zu bytes are not all mapped",
 			 end);
 		return NULL;
@@ -95,7 +67,7 @@ static unsigned char *vdso_copy(size_t *size, char *msg, size_t msg_size)
 		snprintf(msg, msg_size, "out of memory");
 		return NULL;
 	}
-	memcpy(copy, eh, end);
+	memcpy(copy, image, end);
 	*size = end;
 	return copy;
 }
