@@ -159,9 +159,11 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);
 #endif
-void sframe_bench_debugfs(struct dentry *dir);
 int sframe_step_cache_init(void);
 void sframe_step_cache_exit(void);
+
+/* walk_bench.c */
+void sframe_bench_debugfs(struct dentry *dir);
 
 /* attach.c */
 int sframe_attach(bool perf, bool stacktrace, bool deferred);
