@@ -111,7 +111,7 @@ void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 			 SFRAME_WALK_BATCH, sframe_perf_store, entry);
 }
 
-#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+#ifdef SFRAME_HOOK_STACKTRACE
 struct sframe_consume {
 	stack_trace_consume_fn fn;
 	void *cookie;
