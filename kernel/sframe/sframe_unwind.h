@@ -28,7 +28,7 @@ enum sframe_load_fail {
 	SFRAME_LOAD_USER_FULL,		/* over the mapping user's limit */
 	SFRAME_LOAD_NOT_CACHED,		/* may-hang filesystem, page not cached */
 	SFRAME_LOAD_NOMEM,
-	SFRAME_LOAD_ABI,		/* valid SFrame, but not AMD64 */
+	SFRAME_LOAD_ABI,		/* valid SFrame, not this machine's ABI */
 	SFRAME_NR_LOAD_FAILS
 };
 
