@@ -68,7 +68,10 @@ struct sframe_arch {
 	} sigframe;
 };
 
-/* Stack words and frame records are 8 bytes on both. */
+/*
+ * Stack words are 8 bytes on both, and a frame record at FP is two of
+ * them: the caller's FP, then the return address.
+ */
 #define SFRAME_ARCH_WORD	8
 
 extern const struct sframe_arch sframe_arch_x86_64;

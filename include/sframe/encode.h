@@ -12,7 +12,12 @@
 #include "compat.h"
 #include "format.h"
 
-/* Store the low @bytes bytes of @v at @p, little-endian. */
+/**
+ * sframe_put_le() - store the low bytes of a value, little-endian
+ * @p: where
+ * @v: the value
+ * @bytes: how many of its low bytes
+ */
 static inline void sframe_put_le(u8 *p, u64 v, unsigned int bytes)
 {
 	while (bytes--) {
@@ -66,7 +71,13 @@ struct sframe_enc_fde {
 	bool signal;
 };
 
-/* The RA slot a call leaves on @arch's stack, relative to the CFA. */
+/**
+ * sframe_enc_fixed_ra() - where a call leaves the return address
+ * @arch: the machine
+ *
+ * Return: the RA's slot relative to the CFA when the call pushes it
+ * (x86-64), 0 when it leaves it in a register (AArch64).
+ */
 static inline s64 sframe_enc_fixed_ra(const struct sframe_arch *arch)
 {
 	return arch->ra_reg == SFRAME_ARCH_NO_REG ? -SFRAME_ARCH_WORD : 0;

@@ -304,7 +304,15 @@ struct sframe_flat_builder {
 	struct sframe_error error;
 };
 
-/* The first of @a[@lo..@hi) above @key, or @hi; @a is sorted. */
+/**
+ * sframe_u32_upper() - binary search for the first entry above a key
+ * @a: sorted entries
+ * @lo: the first entry searched
+ * @hi: one past the last
+ * @key: the key
+ *
+ * Return: the index of the first of @a[@lo..@hi) above @key, or @hi.
+ */
 static inline u32 sframe_u32_upper(const u32 *a, u32 lo, u32 hi, u64 key)
 {
 	while (lo < hi) {
@@ -325,10 +333,16 @@ void sframe_flat_build(const struct sframe_section *sec,
 		       struct sframe_flat *flat);
 u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row);
 
-/*
- * The rows [*@lo, *@hi) a lookup in @block searches: those that start
- * after the block's first row and no later than the next block's first.
- * Its binary search takes at most fls(*@hi - *@lo) steps.
+/**
+ * sframe_flat_block_rows() - the rows a look-up in a block searches
+ * @flat: the table
+ * @block: the block
+ * @lo: where the first row searched is stored
+ * @hi: where one past the last is stored
+ *
+ * Those that start after the block's first row and no later than the
+ * next block's first.  Its binary search takes at most fls(*@hi - *@lo)
+ * steps.
  */
 static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 					  u32 block, u32 *lo, u32 *hi)
@@ -338,12 +352,19 @@ static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 					    flat->nr_rows;
 }
 
-/*
- * The first row of [@lo, @hi), rows that @block searches, starting above
- * @delta (relative to the base, inside the block), or @hi; and in *@start
- * that row's start when it is below @hi.  A compact row's start is
- * recovered from its 16 bits and the block's: it lies less than 2^16
- * bytes past the block's start.
+/**
+ * sframe_flat_upper() - the first row of a block starting above an offset
+ * @flat: the table
+ * @block: the block
+ * @lo: the first row @block searches (sframe_flat_block_rows())
+ * @hi: one past the last
+ * @delta: the offset, relative to the table's base, inside the block
+ * @start: where the row's start is stored, when the row is below @hi
+ *
+ * A compact row's start is recovered from its 16 bits and the block's:
+ * it lies less than 2^16 bytes past the block's start.
+ *
+ * Return: the first row of [@lo, @hi) starting above @delta, or @hi.
  */
 static __always_inline u32
 sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
@@ -373,10 +394,17 @@ sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
 	return row;
 }
 
-/*
- * The row in force at section-relative @rel_pc, and in *@at_end whether
- * @rel_pc is the last byte of a function (the row has END and the next
- * starts at @rel_pc + 1).  Inline: a walk does this once per frame.
+/**
+ * sframe_flat_find() - the row of a flattened table in force at an address
+ * @flat: the table
+ * @rel_pc: the address, relative to the section
+ * @at_end: where to store whether @rel_pc is the last byte of a function
+ *	(the row has END and the next starts at @rel_pc + 1)
+ *
+ * Inline: a walk does this once per frame.
+ *
+ * Return: the row word in force, of kind SFRAME_FLAT_NONE where there is
+ * no rule (outside functions, before a function's first FRE).
  */
 static __always_inline u16
 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc, bool *at_end)
@@ -399,10 +427,14 @@ sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc, bool *at_end)
 	return word;
 }
 
-/*
- * The rule of row word @row at section-relative @rel_pc, which the row
- * covers; NULL for a row without one (NONE, SIGNAL, or a PC-mask FDE
- * with no FRE at that offset).
+/**
+ * sframe_flat_rule() - the frame rule a row word gives at an address
+ * @flat: the table
+ * @row: the row word, from sframe_flat_find()
+ * @rel_pc: the address, relative to the section, which the row covers
+ *
+ * Return: the rule, or NULL for a row without one (NONE, SIGNAL, or a
+ * PC-mask FDE with no FRE at that offset).
  */
 static inline const struct sframe_rule *
 sframe_flat_rule(const struct sframe_flat *flat, u16 row, s64 rel_pc)

@@ -123,16 +123,22 @@ unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 			      unsigned int max);
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop);
 
-/* Step through @cache, which the walk has to itself (see above). */
+/**
+ * sframe_walk_cache() - let a walk step through a step cache
+ * @w: the walk, just started
+ * @cache: the cache, which the walk has to itself (see above)
+ */
 static inline void sframe_walk_cache(struct sframe_walk *w,
 				     struct sframe_step_cache *cache)
 {
 	w->cache = cache;
 }
 
-/*
- * Return addresses signed with pointer authentication carry a code in
- * @pac_bits: clear them before a return address is used or reported.
+/**
+ * sframe_walk_strip_ra() - clear a code signed into return addresses
+ * @w: the walk, just started
+ * @pac_bits: the bits of a return address that hold a pointer
+ *	authentication code, cleared before it is used or reported
  */
 static inline void sframe_walk_strip_ra(struct sframe_walk *w, u64 pac_bits)
 {

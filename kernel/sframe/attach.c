@@ -132,7 +132,7 @@ static struct sframe_hook sframe_observers[] = {
 
 static struct sframe_hook sframe_perf_redirect =
 	SFRAME_REDIRECT("perf_callchain_user", sframe_perf_callchain_user, 1);
-#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+#ifdef SFRAME_HOOK_STACKTRACE
 static struct sframe_hook sframe_stacktrace_redirect =
 	SFRAME_REDIRECT("arch_stack_walk_user", sframe_arch_stack_walk_user, 2);
 #endif
@@ -204,7 +204,7 @@ static void sframe_hook_unregister(struct sframe_hook *h)
  */
 static int sframe_attach_stacktrace(void)
 {
-#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+#ifdef SFRAME_HOOK_STACKTRACE
 	return sframe_hook_register(&sframe_stacktrace_redirect);
 #else
 	pr_info("sframe_unwind: no arch_stack_walk_user() here (USER_STACKTRACE_SUPPORT is off): ftrace keeps no user stacks to replace\n");
@@ -268,7 +268,7 @@ void sframe_detach(void)
 #ifdef SFRAME_HOOK_UNWIND_USER
 	sframe_hook_unregister(&sframe_deferred_redirect);
 #endif
-#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+#ifdef SFRAME_HOOK_STACKTRACE
 	sframe_hook_unregister(&sframe_stacktrace_redirect);
 #endif
 	sframe_hook_unregister(&sframe_perf_redirect);

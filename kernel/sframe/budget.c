@@ -3,7 +3,9 @@
  * The cache's memory budget: every byte the cache holds is charged here
  * before it is allocated, to the module's total (max_cache_mb) and to the
  * user on whose behalf it is held (max_user_mb; root is bound by the total
- * only).  A refused charge is the caller's to report.
+ * only).  Before refusing a charge it asks the reclaimer the cache
+ * registers (files.c: idle file entries) for room; a refused charge is
+ * the caller's to report.
  */
 #include <linux/cred.h>
 #include <linux/hashtable.h>
@@ -27,6 +29,14 @@ struct sframe_user {
 static DEFINE_HASHTABLE(sframe_users, SFRAME_USER_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_budget_lock);
 static size_t sframe_total;
+
+/*
+ * What gives back memory for a refused charge, the charging user's (any
+ * user's if invalid); whether anything went.  Called in process context
+ * without sframe_budget_lock.  NULL before the cache's init and after its
+ * exit.
+ */
+static bool (*sframe_budget_reclaim)(kuid_t uid);
 
 static struct sframe_user *sframe_user_find(kuid_t uid)
 {
@@ -88,20 +98,29 @@ out:
 	return ret;
 }
 
+/* Set, or with NULL clear, what sframe_charge() reclaims with. */
+void sframe_budget_set_reclaim(bool (*reclaim)(kuid_t uid))
+{
+	WRITE_ONCE(sframe_budget_reclaim, reclaim);
+}
+
 /*
- * Charge @bytes to @c, making room from idle file entries (the user's
- * own when over max_user_mb, anyone's when over max_cache_mb) if need
- * be.  Process context, no cache lock held.
+ * Charge @bytes to @c, making room through the reclaimer (the user's own
+ * when over max_user_mb, anyone's when over max_cache_mb) if need be.
+ * Process context, no cache lock held.
  */
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
 {
+	bool (*reclaim)(kuid_t uid) = READ_ONCE(sframe_budget_reclaim);
 	int ret;
 
 	for (;;) {
 		ret = sframe_charge_once(c, bytes, gfp);
-		if (ret == -EDQUOT && sframe_files_shrink(c->uid))
+		if (!reclaim)
+			return ret;
+		if (ret == -EDQUOT && reclaim(c->uid))
 			continue;
-		if (ret == -ENOSPC && sframe_files_shrink(INVALID_UID))
+		if (ret == -ENOSPC && reclaim(INVALID_UID))
 			continue;
 		return ret;
 	}

@@ -25,6 +25,7 @@ struct sframe_charge {
 	size_t bytes;
 };
 
+void sframe_budget_set_reclaim(bool (*reclaim)(kuid_t uid));
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp);
 void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes);
 void sframe_uncharge(struct sframe_charge *c);
@@ -139,7 +140,6 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
 void sframe_file_mapped(struct sframe_file *sf, struct file *file);
-bool sframe_files_shrink(kuid_t uid);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_sec **fill,
 					 const struct sframe_object **obj);

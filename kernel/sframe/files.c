@@ -200,10 +200,11 @@ static void sframe_files_reap(struct work_struct *work)
 }
 
 /*
- * The budget is short for @uid (any user if invalid): give back its
- * oldest idle entry.  Whether there was one.
+ * The budget's reclaimer (budget.c): a charge for @uid (any user if
+ * invalid) was refused, give back its oldest idle entry.  Whether there
+ * was one.
  */
-bool sframe_files_shrink(kuid_t uid)
+static bool sframe_files_shrink(kuid_t uid)
 {
 	return sframe_files_reclaim_idle(ULONG_MAX, uid, 1);
 }
@@ -662,7 +663,10 @@ int sframe_cache_show_sidecars(struct seq_file *s)
 int sframe_files_init(void)
 {
 	sframe_wq = alloc_workqueue("sframe_unwind", WQ_UNBOUND, 0);
-	return sframe_wq ? 0 : -ENOMEM;
+	if (!sframe_wq)
+		return -ENOMEM;
+	sframe_budget_set_reclaim(sframe_files_shrink);
+	return 0;
 }
 
 /* Withdraw one sidecar, if any is left; whether it did. */
@@ -705,4 +709,5 @@ void sframe_files_exit(void)
 	sframe_files_reclaim_idle(0, INVALID_UID, 0);
 	WARN_ON_ONCE(atomic_long_read(&sframe_nr_files));
 	destroy_workqueue(sframe_wq);
+	sframe_budget_set_reclaim(NULL);
 }

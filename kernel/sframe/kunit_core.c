@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The format core and every architecture's walk facts, compiled into the
- * KUnit module itself: the suites test exactly the code sframe_unwind.ko
- * runs, and walk other machines' stacks too, without the test module
- * having to load the unwinder or the unwinder having to export its
- * internals.
+ * KUnit module itself: the suites test the source sframe_unwind.ko is
+ * built from, and walk other machines' stacks too, without the test
+ * module having to load the unwinder or the unwinder having to export its
+ * internals.  Built from, not the same code: sframe_unwind.ko builds
+ * core/walk.c with SFRAME_WALK_USER_OPS, so that its walk calls the
+ * module's own lookup and stack read directly (compat.h); here the walk
+ * calls every callback through its ops, as the suites need.  Those
+ * direct calls are left to the VM tests.
  */
 #include "core/decode.c"
 #include "core/validate.c"

@@ -11,10 +11,9 @@
 #include <linux/perf_event.h>
 #include <linux/stacktrace.h>
 
-/* Kernels with the deferred user unwinder (7.x): its walk is hooked too. */
-#if defined(SFRAME_HAVE_UNWIND_USER_H) && IS_ENABLED(CONFIG_UNWIND_USER)
+#include "switches.h"
+#ifdef SFRAME_HOOK_UNWIND_USER
 #include <linux/unwind_user.h>
-#define SFRAME_HOOK_UNWIND_USER
 #endif
 
 #include <sframe/sframe.h>
@@ -29,7 +28,7 @@ enum sframe_load_fail {
 	SFRAME_LOAD_USER_FULL,		/* over the mapping user's limit */
 	SFRAME_LOAD_NOT_CACHED,		/* may-hang filesystem, page not cached */
 	SFRAME_LOAD_NOMEM,
-	SFRAME_LOAD_ABI,		/* valid SFrame, but not AMD64 */
+	SFRAME_LOAD_ABI,		/* valid SFrame, not this machine's ABI */
 	SFRAME_NR_LOAD_FAILS
 };
 
@@ -151,7 +150,7 @@ extern const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS];
 /* unwind.c */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs);
-#ifdef CONFIG_USER_STACKTRACE_SUPPORT
+#ifdef SFRAME_HOOK_STACKTRACE
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs);
 #endif
@@ -159,9 +158,11 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);
 #endif
-void sframe_bench_debugfs(struct dentry *dir);
 int sframe_step_cache_init(void);
 void sframe_step_cache_exit(void);
+
+/* walk_bench.c */
+void sframe_bench_debugfs(struct dentry *dir);
 
 /* attach.c */
 int sframe_attach(bool perf, bool stacktrace, bool deferred);

@@ -136,7 +136,13 @@ enum sframe_reason sframe_decode_fre(const struct sframe_section *sec,
 	return SFRAME_VALID;
 }
 
-/* Data word @i as a signed value. */
+/**
+ * sframe_fre_word() - one of an FRE's data words, sign-extended
+ * @fre: the FRE
+ * @i: the word's index, below fre->num_words
+ *
+ * Return: the word as a signed value.
+ */
 s32 sframe_fre_word(const struct sframe_fre *fre, unsigned int i)
 {
 	u32 w = fre->words[i];
@@ -325,7 +331,15 @@ static bool sframe_loc_equal(const struct sframe_loc *a,
 	return a->kind == b->kind && a->reg == b->reg && a->offset == b->offset;
 }
 
-/* Field by field: struct padding is not part of a rule. */
+/**
+ * sframe_rule_equal() - whether two frame rules say the same
+ * @a: one rule
+ * @b: the other
+ *
+ * Field by field: struct padding is not part of a rule.
+ *
+ * Return: true if they are equal.
+ */
 bool sframe_rule_equal(const struct sframe_rule *a,
 		       const struct sframe_rule *b)
 {
@@ -334,6 +348,14 @@ bool sframe_rule_equal(const struct sframe_rule *a,
 	       sframe_loc_equal(&a->fp, &b->fp);
 }
 
+/**
+ * sframe_get_fde() - decode one FDE of a validated section
+ * @sec: the section
+ * @index: the FDE's index
+ * @fde: filled in
+ *
+ * Return: 0, or -EINVAL if @index is past the last FDE.
+ */
 int sframe_get_fde(const struct sframe_section *sec, u32 index,
 		   struct sframe_fde *fde)
 {
@@ -342,6 +364,16 @@ int sframe_get_fde(const struct sframe_section *sec, u32 index,
 	return 0;
 }
 
+/**
+ * sframe_read_fre() - decode the FRE at a section offset
+ * @sec: the section
+ * @fde: the FDE the FRE belongs to
+ * @offset: where it starts in the section (fde->fres, or a previous
+ *	FRE's next)
+ * @fre: filled in
+ *
+ * Return: 0, or -EINVAL if the bytes there are not a valid FRE of @fde.
+ */
 int sframe_read_fre(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, u32 offset,
 		    struct sframe_fre *fre)
@@ -349,6 +381,15 @@ int sframe_read_fre(const struct sframe_section *sec,
 	return sframe_decode_fre(sec, fde, offset, fre) ? -EINVAL : 0;
 }
 
+/**
+ * sframe_fre_rule() - the frame rule an FRE encodes
+ * @sec: the section
+ * @fde: the FDE of @fre
+ * @fre: the FRE
+ * @rule: filled in
+ *
+ * Return: 0, or -EINVAL if the FRE's words are no rule the ABI allows.
+ */
 int sframe_fre_rule(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, const struct sframe_fre *fre,
 		    struct sframe_rule *rule)

@@ -41,9 +41,16 @@ static bool flex_slot(const struct sframe_enc_rule *rule,
 	return true;
 }
 
-/*
- * The FRE data words of @rule in an FDE of @fde_type, and which of them
- * are flex control words; false when the FDE type cannot express @rule.
+/**
+ * sframe_enc_rule_words() - the FRE data words that encode a rule
+ * @arch: the machine the section is for
+ * @rule: the rule
+ * @fde_type: the SFRAME_FDE_TYPE_* of the FDE the FRE belongs to
+ * @words: filled with the data words
+ * @is_ctrl: filled with which of them are flex control words
+ * @nwords: where their number is stored
+ *
+ * Return: true, or false when an FDE of @fde_type cannot express @rule.
  */
 bool sframe_enc_rule_words(const struct sframe_arch *arch,
 			   const struct sframe_enc_rule *rule, u8 fde_type,
@@ -194,9 +201,15 @@ static size_t fre_section_size(const struct sframe_arch *arch,
 	return len;
 }
 
-/*
- * Bytes the section of @nfdes functions takes, for the buffer
- * sframe_encode() fills.
+/**
+ * sframe_enc_size() - the size of the section sframe_encode() makes
+ * @arch: the machine the section is for
+ * @fdes: the functions
+ * @nfdes: how many
+ * @fres: their FREs, which each FDE indexes
+ *
+ * Return: the section's size in bytes, for the buffer sframe_encode()
+ * fills.
  */
 size_t sframe_enc_size(const struct sframe_arch *arch,
 		       const struct sframe_enc_fde *fdes, u32 nfdes,
@@ -206,10 +219,15 @@ size_t sframe_enc_size(const struct sframe_arch *arch,
 	       fre_section_size(arch, fdes, nfdes, fres);
 }
 
-/*
- * Encode @nfdes functions, sorted by start and not overlapping, as a v3
- * section that assumes it is linked at @vaddr, into @buf of @size bytes
- * (sframe_enc_size()).  Every byte of @buf is written.
+/**
+ * sframe_encode() - encode functions and their rules as a v3 section
+ * @arch: the machine the section is for
+ * @fdes: the functions, sorted by start and not overlapping
+ * @nfdes: how many
+ * @fres: their FREs, which each FDE indexes
+ * @vaddr: the address the section is assumed to be linked at
+ * @buf: where the section is written; every byte of it is
+ * @size: @buf's size, as sframe_enc_size() gave it
  */
 void sframe_encode(const struct sframe_arch *arch,
 		   const struct sframe_enc_fde *fdes, u32 nfdes,

@@ -230,16 +230,21 @@ static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 	       b->nr_rows * sizeof(u16);
 }
 
-/*
- * Size the table of @sec in *@bytes, collecting its distinct rules in @b.
+/**
+ * sframe_flat_size() - size a section's flattened look-up table
+ * @sec: a validated section
+ * @b: collects the section's distinct rules, for sframe_flat_build()
+ * @bytes: where the table's size is stored
+ *
  * A section without functions has an empty table, which answers NONE.
- * On failure, b->error names the reason, as validation would, and the
- * result is its errno: SFRAME_ERR_NOT_SORTED (-EINVAL) for an unsorted
- * section, SFRAME_ERR_FLAT_SPAN (-ERANGE) when its functions span more
- * than 4 GiB, SFRAME_ERR_FLAT_RULES (-E2BIG) when it has more than
- * SFRAME_FLAT_MAX_RULES distinct rules, SFRAME_ERR_FLAT_MASKS (-E2BIG)
- * when it has more than SFRAME_FLAT_MAX_MASKS PC-mask FDEs.  -EINVAL with
- * SFRAME_VALID in b->error means @sec was not validated.
+ * On failure, b->error names the reason, as validation would.
+ *
+ * Return: 0, or the reason's errno: SFRAME_ERR_NOT_SORTED (-EINVAL) for
+ * an unsorted section, SFRAME_ERR_FLAT_SPAN (-ERANGE) when its functions
+ * span more than 4 GiB, SFRAME_ERR_FLAT_RULES (-E2BIG) when it has more
+ * than SFRAME_FLAT_MAX_RULES distinct rules, SFRAME_ERR_FLAT_MASKS
+ * (-E2BIG) when it has more than SFRAME_FLAT_MAX_MASKS PC-mask FDEs.
+ * -EINVAL with SFRAME_VALID in b->error means @sec was not validated.
  */
 int sframe_flat_size(const struct sframe_section *sec,
 		     struct sframe_flat_builder *b, size_t *bytes)
@@ -273,9 +278,12 @@ int sframe_flat_size(const struct sframe_section *sec,
 	return 0;
 }
 
-/*
- * Fill @mem, as many bytes as sframe_flat_size() said with the same @b,
- * and describe it in @flat.  Attach it with sec->flat = flat.
+/**
+ * sframe_flat_build() - build a section's flattened look-up table
+ * @sec: the section sframe_flat_size() sized
+ * @b: the builder sframe_flat_size() filled
+ * @mem: as many bytes as sframe_flat_size() said, owned by the caller
+ * @flat: describes the table in @mem; attach it with sec->flat = flat
  */
 void sframe_flat_build(const struct sframe_section *sec,
 		       struct sframe_flat_builder *b, void *mem,
@@ -311,12 +319,17 @@ void sframe_flat_build(const struct sframe_section *sec,
 	};
 }
 
-/*
- * Where row @row starts, relative to the table's base.  Not for the walk,
- * which finds starts through the block index: for tests and tools.  A
- * compact row after the first is searched by the one block whose first
- * row is before it and whose successor's is not, and starts less than
- * 2^16 bytes past that block's start.
+/**
+ * sframe_flat_row_start() - where a row of a flattened table starts
+ * @flat: the table
+ * @row: the row's index, below flat->nr_rows
+ *
+ * Not for the walk, which finds starts through the block index: for
+ * tests and tools.  A compact row after the first is searched by the one
+ * block whose first row is before it and whose successor's is not, and
+ * starts less than 2^16 bytes past that block's start.
+ *
+ * Return: the row's start, relative to the table's base.
  */
 u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row)
 {

@@ -7,9 +7,12 @@
 #include <sframe/sframe.h>
 #include "read.h"
 
-/*
- * Entries the lookup index of @sec needs: 0 when the section cannot have
- * one (unsorted, or functions spread over more than 4 GiB).
+/**
+ * sframe_index_entries() - the size of a section's look-up index
+ * @sec: a validated section
+ *
+ * Return: the entries its index needs; 0 when it cannot have one
+ * (unsorted, or functions spread over more than 4 GiB).
  */
 u32 sframe_index_entries(const struct sframe_section *sec)
 {
@@ -24,7 +27,12 @@ u32 sframe_index_entries(const struct sframe_section *sec)
 	return (sec->num_fdes + SFRAME_INDEX_STRIDE - 1) / SFRAME_INDEX_STRIDE;
 }
 
-/* Fill @index, sframe_index_entries() long, and attach it to @sec. */
+/**
+ * sframe_index_build() - build a section's look-up index
+ * @sec: a validated section, which the index is attached to
+ * @index: sframe_index_entries() entries, owned by the caller and kept
+ *	as long as @sec
+ */
 void sframe_index_build(struct sframe_section *sec, u32 *index)
 {
 	u32 i, n = sframe_index_entries(sec);
@@ -57,9 +65,16 @@ static void sframe_index_narrow(const struct sframe_section *sec, s64 rel_pc,
 		*hi = l * SFRAME_INDEX_STRIDE;
 }
 
-/*
- * The FDE covering @pc.  Sorted sections are searched in O(log n); an
- * unsorted one (only relocatable objects have those) is scanned.
+/**
+ * sframe_find_fde() - the function that covers an address
+ * @sec: a validated section
+ * @pc: the address, in the section's address space
+ * @fde: filled in
+ *
+ * Sorted sections are searched in O(log n); an unsorted one (only
+ * relocatable objects have those) is scanned.
+ *
+ * Return: 0, or -ENOENT if no FDE covers @pc.
  */
 int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 		    struct sframe_fde *fde)
@@ -96,10 +111,19 @@ int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 	return 0;
 }
 
-/*
- * The FRE of @fde in force at @pc, which the FDE must cover.  FRE starts
- * strictly increase, so the scan stops at the first one past the PC and
- * only the FRE found has its data words decoded.
+/**
+ * sframe_fde_find_fre() - the FRE of a function in force at an address
+ * @sec: a validated section
+ * @fde: an FDE of @sec
+ * @pc: the address, in the section's address space
+ * @fre: filled in
+ * @fre_index: where to store the FRE's index in @fde, or NULL
+ *
+ * FRE starts strictly increase, so the scan stops at the first one past
+ * @pc and only the FRE found has its data words decoded.
+ *
+ * Return: 0; -ENOENT if @fde does not cover @pc or has no FRE at or
+ * below it; -EINVAL if an FRE cannot be decoded.
  */
 int sframe_fde_find_fre(const struct sframe_section *sec,
 			const struct sframe_fde *fde, u64 pc,
@@ -129,7 +153,15 @@ int sframe_fde_find_fre(const struct sframe_section *sec,
 	return sframe_read_fre(sec, fde, found, fre);
 }
 
-/* The frame rule at @pc, in the section's address space. */
+/**
+ * sframe_find() - the frame rule at an address, by FDE and FRE
+ * @sec: a validated section
+ * @pc: the address, in the section's address space
+ * @rule: filled in
+ *
+ * Return: 0, or the first error of sframe_find_fde(),
+ * sframe_fde_find_fre() or sframe_fre_rule().
+ */
 int sframe_find(const struct sframe_section *sec, u64 pc,
 		struct sframe_rule *rule)
 {
@@ -145,11 +177,17 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	return ret;
 }
 
-/*
- * Does every function of @sec lie wholly inside one of @spans?  0, or
- * -ERANGE with the first FDE that does not in *@bad.  A section made for
- * another file (a sidecar) fails here before it can describe code it does
- * not know.
+/**
+ * sframe_fdes_within() - whether every function lies inside given ranges
+ * @sec: a validated section
+ * @spans: the ranges, e.g. a file's executable segments
+ * @nr: how many
+ * @bad: where the index of the first FDE outside all of them is stored
+ *
+ * A section made for another file (a sidecar) fails here before it can
+ * describe code it does not know.
+ *
+ * Return: 0 if each FDE lies wholly inside one of @spans, else -ERANGE.
  */
 int sframe_fdes_within(const struct sframe_section *sec,
 		       const struct sframe_span *spans, unsigned int nr,

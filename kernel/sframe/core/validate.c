@@ -50,6 +50,12 @@ static const struct {
 	[SFRAME_ERR_FLAT_MASKS] = { "too many PC-mask FDEs for the lookup table", -E2BIG },
 };
 
+/**
+ * sframe_reason_str() - what a rejection reason means, for a log
+ * @reason: an SFRAME_ERR_* (or SFRAME_VALID)
+ *
+ * Return: a constant string; "unknown reason" for a value out of range.
+ */
 const char *sframe_reason_str(enum sframe_reason reason)
 {
 	if ((unsigned int)reason >= SFRAME_NR_REASONS)
@@ -57,6 +63,13 @@ const char *sframe_reason_str(enum sframe_reason reason)
 	return sframe_reasons[reason].msg;
 }
 
+/**
+ * sframe_reason_errno() - the errno a rejection reason is returned as
+ * @reason: an SFRAME_ERR_* (or SFRAME_VALID)
+ *
+ * Return: 0 for SFRAME_VALID, else a negative errno; -EINVAL for a value
+ * out of range.
+ */
 int sframe_reason_errno(enum sframe_reason reason)
 {
 	if ((unsigned int)reason >= SFRAME_NR_REASONS)
@@ -262,6 +275,20 @@ static enum sframe_reason sframe_check_fres(const struct sframe_section *sec,
 	return SFRAME_VALID;
 }
 
+/**
+ * sframe_validate() - check a whole section and describe it in a handle
+ * @sec: the handle to fill; it refers to @data, which must outlive it
+ * @data: the section's bytes
+ * @size: how many
+ * @vaddr: the address the section is loaded at
+ * @options: SFRAME_REQUIRE_SORTED, SFRAME_SEGMENT_PADDING
+ * @err: where the first problem found is recorded, or NULL
+ *
+ * Every FDE and FRE is decoded once: the look-ups take only sections
+ * validated so, and stay inside what was checked.
+ *
+ * Return: 0, or the errno of the reason in @err (sframe_reason_errno()).
+ */
 int sframe_validate(struct sframe_section *sec, const void *data, u32 size,
 		    u64 vaddr, unsigned int options, struct sframe_error *err)
 {

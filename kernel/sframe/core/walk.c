@@ -35,6 +35,12 @@ static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
 	[SFRAME_STOP_FP_CHAIN] = "frame pointer below SP",
 };
 
+/**
+ * sframe_walk_stop_str() - why a walk stopped, for a log or statistics
+ * @stop: an SFRAME_STOP_*
+ *
+ * Return: a constant string; "unknown" for a value out of range.
+ */
 const char *sframe_walk_stop_str(enum sframe_walk_stop stop)
 {
 	if ((unsigned int)stop >= SFRAME_NR_STOPS)
@@ -461,10 +467,16 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	return true;
 }
 
-/*
- * Step on, storing each caller's IP in @ips, until @max are stored or the
- * walk ends (then w->stop says why): the number stored.  No callback per
- * frame: the caller consumes the batch inline.
+/**
+ * sframe_walk_fill() - step on, a batch of frames at a time
+ * @w: the walk
+ * @ips: where each caller's IP is stored
+ * @max: how many at most
+ *
+ * No callback per frame: the caller consumes the batch inline.
+ *
+ * Return: how many were stored; fewer than @max when the walk ended, and
+ * then w->stop says why.
  */
 unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 			      unsigned int max)
@@ -484,7 +496,13 @@ unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 	return n;
 }
 
-/* One step: true if it was made. */
+/**
+ * sframe_walk_next() - step to the caller's frame
+ * @w: the walk; w->ip is the caller's IP after a step
+ *
+ * Return: true if the step was made; false when the walk ended, and
+ * w->stop says why.
+ */
 bool sframe_walk_next(struct sframe_walk *w)
 {
 	u64 ip;
