@@ -3,11 +3,13 @@
 // JIT and interpreter frames (frame pointers, no unwind tables) between
 // libnode's C++ frames (.eh_frame, no frame pointers).
 //
-// Usage: node noderecurse.js [DEPTH]
+// Usage: node [--no-concurrent-recompilation] noderecurse.js [DEPTH]
 //
 // Calls descend(DEPTH) over and over until killed.  The arithmetic stays
 // within small integers, so that the loop allocates nothing and V8's
-// garbage collector threads stay idle: the samples are the main thread's.
+// garbage collector threads stay idle; with --no-concurrent-recompilation
+// TurboFan compiles descend() on the main thread too, and all the
+// samples are the main thread's.
 'use strict';
 
 const DEFAULT_DEPTH = 30;
