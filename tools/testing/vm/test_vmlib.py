@@ -210,6 +210,17 @@ class ThroughLibcTest(unittest.TestCase):
         self.assertEqual(stackcheck.samples_through(text, "sqlite3", "sqlite3_step",
                                                     "libsqlite3.so"), (1, 2))
 
+    def test_mean_user_frames(self):
+        libnode = "/usr/lib/x86_64-linux-gnu/libnode.so.108"
+        deep = (f"node 7 \n\tffffffff8c8a948c do_syscall_64 ([kernel.kallsyms])\n"
+                f"\t7f1c3c4b0b1f [unknown] ([unknown])\n"
+                f"\t7f69b1871ca8 [unknown] ({libnode})\n"
+                f"\t7f69b16b2305 __libc_start_main (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n")
+        shallow = "node 8 \n\t7f1c3c4b0b1f [unknown] ([unknown])\n\n"
+        other = "perl 9 \n\t5580870bc60c [unknown] (/usr/bin/perl)\n\n"
+        self.assertEqual(stackcheck.mean_user_frames(deep + shallow + other, "node"), 2.0)
+        self.assertEqual(stackcheck.mean_user_frames(other, "node"), 0.0)
+
 
 class ClientStacksTest(unittest.TestCase):
     """Stacks printed by bpftrace and by bcc's profile (folded), weighted by count."""
@@ -478,8 +489,14 @@ class SystestModesTest(unittest.TestCase):
     def test_quick_image_is_part_of_the_full_one(self):
         quick, full = sysimage.IMAGES["quick"][1], sysimage.IMAGES["full"][1]
         self.assertLess(set(quick), set(full))
-        for client in ("bpftrace", "bpfcc-tools", "sqlite3", "lzip"):
+        for client in ("bpftrace", "bpfcc-tools", "sqlite3", "lzip", "nodejs"):
             self.assertNotIn(client, quick)
+
+    def test_each_program_is_started_and_recorded(self):
+        for name in self.systest.PROGRAMS:
+            self.assertRegex(self.guest, rf"\n\t{name}\)\s")
+            self.assertRegex(self.guest, rf"\n\trecord {name} ")
+        self.assertTrue(os.path.isfile(self.systest.NODE_WORKLOAD))
 
     def test_each_phase_is_a_guest_function(self):
         for phases in self.systest.MODES.values():

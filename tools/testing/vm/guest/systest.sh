@@ -3,7 +3,7 @@
 # one phase per boot (the settings' PHASES: install, then reboot; or quick
 # alone), reported on the channel port as vmtest's scenarios are.  Run by
 # systest.service from /vmtest (the second disk: this script, lib.sh,
-# settings, the .debs).
+# settings, the .debs, noderecurse.js).
 . /vmtest/lib.sh
 STATE=/var/lib/systest
 SERVICE=sframe-unwind
@@ -37,7 +37,13 @@ libraries()
 # $busy_pid.  perl: a loop of arithmetic (Debian links its perl with
 # libperl statically); xz: compressing libraries (liblzma); sqlite3: a
 # recursive common table expression without end (libsqlite3, through
-# sqlite3_step); lzip (C++): compressing libraries.
+# sqlite3_step); lzip (C++): compressing libraries; node: a recursive
+# JavaScript function (V8's JIT frames, which keep frame pointers but
+# have no unwind tables, called from libnode's C++, which has .eh_frame
+# and no frame pointers).  node optimizes it on its main thread: with a
+# sidecar from the cache, perf would otherwise begin while TurboFan still
+# compiles it on a worker thread also named node, whose walks end, whole,
+# in libc's clone3 and never reach _start.
 busy()
 {
 	case $1 in
@@ -48,6 +54,7 @@ busy()
 		SELECT x + 1 FROM c) SELECT count(*) FROM c;' > /dev/null & ;;
 	lzip)	libraries
 		lzip -9 -c /tmp/lib.in > /dev/null & ;;
+	node)	node --no-concurrent-recompilation /vmtest/noderecurse.js & ;;
 	esac
 	busy_pid=$!
 }
@@ -89,11 +96,17 @@ perf_all()
 	fi
 }
 
-# record NAME OBJECT...: start NAME and perf_all over it.
+# record NAME OBJECT...: start NAME and perf_all over it; the module's
+# statistics before and after the recording go to the host as
+# NAME.stats-before and NAME.stats.
 record()
 {
 	start "$@"
+	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats-before"
 	perf_all "$1"
+	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats"
+	artefact "$1.stats-before" "/tmp/$1.stats-before"
+	artefact "$1.stats" "/tmp/$1.stats"
 	stop "$busy_pid"
 }
 
@@ -224,6 +237,7 @@ record_programs()
 	record sqlite3 sqlite3 'libsqlite3\.so\.[0-9.]+'
 	# /usr/bin/lzip is an alternative: lzip.lzip
 	record lzip 'lzip\.lzip' 'libstdc\+\+\.so\.[0-9.]+'
+	record node node 'libnode\.so\.[0-9.]+'
 }
 
 # load_system: the module loaded afresh with sframectl load --system's

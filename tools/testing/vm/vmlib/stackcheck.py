@@ -169,6 +169,13 @@ def samples_through(perf_text, comm, sym, dso="libc.so"):
     return through, total
 
 
+def mean_user_frames(perf_text, comm):
+    """Return the mean number of user frames in comm's samples (0.0 without any)."""
+    counts = [sum(int(f.ip, 16) < USER_TOP for f in frames)
+              for name, frames in parse_perf_samples(perf_text) if name == comm]
+    return sum(counts) / len(counts) if counts else 0.0
+
+
 def bpftrace_stacks(text):
     """Return bpftrace's printed map `@[comm, ustack] = count()` as [(comm, count, [sym])].
 

@@ -20,9 +20,12 @@ from .util import HarnessError, log, need_tool, run, sha256_of
 # mode records.  openssl: DKMS makes its signing key with it.
 QUICK_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
                   "linux-perf", "perl"]
-# The full scenario's other stock programs and the profilers its clients'
-# step runs (the kernel's headers, installed below, serve bcc's compiler).
-FULL_PACKAGES = QUICK_PACKAGES + ["xz-utils", "sqlite3", "lzip", "bpftrace", "bpfcc-tools"]
+# The full scenario's other stock programs (nodejs: V8's JIT frames with
+# frame pointers, libnode's with .eh_frame alone) and the profilers its
+# clients' step runs (the kernel's headers, installed below, serve bcc's
+# compiler).
+FULL_PACKAGES = QUICK_PACKAGES + ["xz-utils", "sqlite3", "lzip", "nodejs", "bpftrace",
+                                  "bpfcc-tools"]
 # Each kind of image: its directory in the cache and its packages.  Each
 # kind is cached on its own, so that a quick image does not evict a full one.
 IMAGES = {"full": ("systest", FULL_PACKAGES), "quick": ("systest-quick", QUICK_PACKAGES)}
