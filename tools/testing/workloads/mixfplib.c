@@ -46,9 +46,7 @@ unsigned long fplib_spin(const struct hop *h)
 {
 	unsigned long x = (unsigned long)h;
 
-	while (fplib_now() < fplib_deadline)
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	SPIN_UNTIL(fplib_now, fplib_deadline, x);
 	fplib_sink = x;
 	return x;
 }

@@ -6,7 +6,6 @@
  */
 #include "mixwalk.h"
 
-
 unsigned long nocfi_a(const struct hop *h)
 {
 	char pad[24];
@@ -30,9 +29,7 @@ unsigned long nocfi_spin(const struct hop *h)
 {
 	unsigned long x = (unsigned long)h;
 
-	while (mixwalk_now() < mixwalk_deadline)
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	SPIN_UNTIL(mixwalk_now, mixwalk_deadline, x);
 	sink = x;
 	return x;
 }

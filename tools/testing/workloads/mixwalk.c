@@ -46,9 +46,7 @@ static unsigned long mw_spin(const struct hop *h)
 {
 	unsigned long x = (unsigned long)h;
 
-	while (mixwalk_now() < mixwalk_deadline)
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	SPIN_UNTIL(mixwalk_now, mixwalk_deadline, x);
 	sink = x;
 	return x;
 }

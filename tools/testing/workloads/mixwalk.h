@@ -29,6 +29,18 @@ static inline void keep_frame(char *pad)
 /* Call the next hop; the addition keeps the call from being a tail call. */
 #define HOP_ON(h, pad)	((h)->next->fn((h)->next) + (pad))
 
+/*
+ * A leaf's loop until @deadline by the clock @now, in the leaf's own code
+ * (a macro: each leaf is built with its own file's unwind flags).
+ */
+#define SPIN_UNTIL(now, deadline, x)					\
+	do {								\
+		while ((now)() < (deadline))				\
+			for (int i_ = 0; i_ < 100000; i_++)		\
+				(x) = (x) * 6364136223846793005ULL +	\
+				      1442695040888963407ULL;		\
+	} while (0)
+
 /* Frame pointers, no CFI, in the SFrame executable (mixnocfi.c). */
 unsigned long nocfi_a(const struct hop *h);
 unsigned long nocfi_b(const struct hop *h);
