@@ -61,6 +61,12 @@ class StackCheckTest(unittest.TestCase):
         self.assertEqual(stackcheck.chain_frames_found(frames("a", "leaf", "main"), chain), 2)
         self.assertEqual(stackcheck.chain_frames_found([], chain), 0)
 
+    def test_worse_than_stock_within_two_runs_noise(self):
+        self.assertFalse(stackcheck.worse_than_stock((0.995, 4.995), (1.0, 5.0)))
+        self.assertTrue(stackcheck.worse_than_stock((0.98, 5.0), (1.0, 5.0)))
+        self.assertTrue(stackcheck.worse_than_stock((1.0, 4.9), (1.0, 5.0)))
+        self.assertFalse(stackcheck.worse_than_stock((1.0, 6.0), (0.0, 1.0)))
+
     def test_samples_outside_the_leaf_are_ignored(self):
         text = perf_sample(("clock_gettime", "[vdso]"), ("leaf_spin", "/w/deep"))
         self.assertEqual(stackcheck.completeness(CHAIN, text), (0, 0))

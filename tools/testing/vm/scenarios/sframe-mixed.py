@@ -4,7 +4,7 @@ For each pattern, over the samples whose leaf is the pattern's leaf:
 complete, the share whose frames follow the expected chain down to main;
 found, the mean number of the chain's frames a sample has, in order (a
 walker that skips a frame finds fewer).  With the module both must be at
-least the stock walker's, less SLACK for the sampling noise of two runs;
+least the stock walker's, less two runs' sampling noise (worse_than_stock);
 on x86-64, where a frame record ends its frame and hands SFrame an exact
 SP, every pattern must also be COMPLETE.  On AArch64 a frame record gives
 no SP: an SFrame caller after one is stepped by the next record, as the
@@ -14,11 +14,10 @@ there, and completeness of the all-SFrame control.
 
 from vmlib.kernels import arch_of
 from vmlib.stackcheck import (MIN_SAMPLES, chain_frames_found, chain_matches, parse_expect,
-                              parse_perf_script)
+                              parse_perf_script, worse_than_stock)
 
 PATTERNS = ("sframe", "nocfi", "jit", "fplib", "mixed", "nocfileaf", "fpleaf")
 COMPLETE = 0.99
-SLACK = 0.01            # of the samples, and of a frame per sample
 
 
 def measure(expect_text, perf_text):
@@ -60,7 +59,7 @@ def check(run):
             continue
         what = (f"{p}: module {100 * module[1]:.1f}% complete, {module[2]:.2f} frames;"
                 f" stock {100 * stock[1]:.1f}%, {stock[2]:.2f}")
-        if module[1] < stock[1] - SLACK or module[2] < stock[2] - SLACK:
+        if worse_than_stock(module[1:], stock[1:]):
             run.fail(f"{what}: worse than stock")
         elif (x86 or p == "sframe") and module[1] < COMPLETE:
             run.fail(f"{what}: want >= {100 * COMPLETE:.0f}% complete")

@@ -2,14 +2,14 @@
 
 import os
 
-from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, chain_frames_found, parse_perf_samples
+from vmlib.stackcheck import (MIN_SAMPLES, USER_TOP, chain_frames_found, parse_perf_samples,
+                              worse_than_stock)
 
 COMM = "vdsoloop"
 PROGRAM = "/workloads/project/sframe/vdsoloop"
 CHAIN = ["vdso_spin", "vdso_middle", "vdso_outer", "main"]
 VDSO = "[vdso]"
 COMPLETE = 0.99
-SLACK = 0.01            # sampling noise between two runs (sframe-mixed's)
 
 
 def known(frame):
@@ -96,7 +96,7 @@ def check(run):
     if "stock" in measured and "novdso" in measured:
         (sc, sf), (nc, nf) = measured["stock"], measured["novdso"]
         what = f"novdso: {100 * nc:.1f}% complete, {nf:.2f} frames; stock {100 * sc:.1f}%, {sf:.2f}"
-        if nc < sc - SLACK or nf < sf - SLACK:
+        if worse_than_stock(measured["novdso"], measured["stock"]):
             run.fail(f"{what}: worse than stock")
         else:
             run.passed(what)

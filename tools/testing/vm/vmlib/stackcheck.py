@@ -113,6 +113,21 @@ def chain_frames_found(frames, chain):
     return row[-1]
 
 
+# Two recordings' sampling noise: of the samples, and of a frame per sample.
+NEVER_WORSE_SLACK = 0.01
+
+
+def worse_than_stock(module, stock):
+    """Tell whether the module's stacks are worse than the stock walker's.
+
+    Each is (complete share, mean frames of the chain found) over one
+    recording of the same workload; the module's may fall short of
+    stock's by NEVER_WORSE_SLACK at most in either.
+    """
+    return (module[0] < stock[0] - NEVER_WORSE_SLACK or
+            module[1] < stock[1] - NEVER_WORSE_SLACK)
+
+
 def completeness(expect_text, perf_text):
     """Return (complete, eligible) sample counts for one pattern's run."""
     chain = parse_expect(expect_text)
