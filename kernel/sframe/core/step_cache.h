@@ -20,7 +20,7 @@ sframe_step_slot(struct sframe_step_cache *cache, u64 id, u64 rel)
 	return &cache->e[hash >> (64 - SFRAME_STEP_CACHE_BITS)];
 }
 
-static bool sframe_fits_s16(s32 v)
+static inline bool sframe_fits_s16(s32 v)
 {
 	return v == (s16)v;
 }

@@ -401,13 +401,14 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
  * or a saved register that fails the checks).  A stack is then never
  * shorter than the stock walker makes it; SFrame only adds frames.  Only
  * an SFrame answer that there is no caller (the outermost frame) ends the
- * walk without it.  @stop: why SFrame did not step (SFRAME_STOP_NONE: it
- * had no answer); if the frame pointers fail too, that is why the walk
- * ends, else the frame-pointer step's own reason.
+ * walk without it.  w->stop says why SFrame did not step (SFRAME_STOP_NONE:
+ * it had no answer); if the frame pointers fail too, that stays the
+ * reason the walk ends, else the frame-pointer step's own is.
  */
-static bool sframe_walk_fp_floor(struct sframe_walk *w,
-				 enum sframe_walk_stop stop)
+static bool sframe_walk_fp_floor(struct sframe_walk *w)
 {
+	enum sframe_walk_stop stop = w->stop;
+
 	if (stop == SFRAME_STOP_OUTERMOST)
 		return false;
 	w->stop = SFRAME_STOP_NONE;
@@ -457,7 +458,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	}
 	if (!stepped) {
 		how = SFRAME_STEP_NONE;
-		if (!sframe_walk_fp_floor(w, w->stop))
+		if (!sframe_walk_fp_floor(w))
 			return false;
 	}
 	w->first = false;
