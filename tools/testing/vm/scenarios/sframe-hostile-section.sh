@@ -7,7 +7,7 @@
 # longest walk stays under WALK_NS_BOUND.
 # needs: module
 # kernels: all
-# default: debian-6.1 debian-6.12
+# default: debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 GEN=/workloads/project/hostile-sframe

@@ -3,7 +3,7 @@
 # deep workload (this machine's gcc and binutils, real recursion).
 # needs: module
 # kernels: all
-# default: debian-6.1 debian-6.12
+# default: debian-6.12
 # timeout: 900
 . /vmtest/lib.sh
 load_module sframe_unwind
