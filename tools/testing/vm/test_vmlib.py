@@ -681,14 +681,13 @@ class TestArch(unittest.TestCase):
         self.assertEqual(machinecode.guest_workload_path("/workloads/v3-binutils-2.47/deep",
                                                          "arm64-debian-6.1"),
                          os.path.join(machinecode.ARM64_WORKLOADS, "v3-binutils-2.47", "deep"))
-        with tempfile.TemporaryDirectory() as cache, \
-                unittest.mock.patch.dict(os.environ, {"SFRAME_CACHE": cache}):
-            self.assertEqual(machinecode.guest_workload_path("/workloads/project/sframe/deep",
-                                                             "debian-6.12"),
-                             os.path.join(cache, "workloads", "sframe", "deep"))
-            self.assertEqual(machinecode.guest_workload_path("/workloads/project/sframe-fp/walkbench",
-                                                             "arm64-debian-6.12"),
-                             os.path.join(cache, "workloads-arm64", "sframe-fp", "walkbench"))
+        build = os.path.join(machinecode.REPO, "build")
+        self.assertEqual(machinecode.guest_workload_path("/workloads/project/sframe/deep",
+                                                         "debian-6.12"),
+                         os.path.join(build, "workloads", "sframe", "deep"))
+        self.assertEqual(machinecode.guest_workload_path("/workloads/project/sframe-fp/walkbench",
+                                                         "arm64-debian-6.12"),
+                         os.path.join(build, "workloads-arm64", "sframe-fp", "walkbench"))
 
 
 if __name__ == "__main__":

@@ -56,8 +56,13 @@ def workload_path(relative, kernel=None):
 
 
 def project_workloads_dir(arch="amd64"):
-    """Where vmtest builds tools/testing/workloads for the guests of arch."""
-    return os.path.join(cache_dir(), "workloads" if arch == "amd64" else f"workloads-{arch}")
+    """Where vmtest builds tools/testing/workloads for the guests of arch.
+
+    In the checkout's own build/, not the shared cache: make judges by
+    time stamps, so two checkouts sharing one build directory would run
+    each other's sframectl and workloads.
+    """
+    return os.path.join(REPO, "build", "workloads" if arch == "amd64" else f"workloads-{arch}")
 
 
 def guest_workload_path(path, kernel=None):
