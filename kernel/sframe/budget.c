@@ -3,14 +3,17 @@
  * The cache's memory budget: every byte the cache holds is charged here
  * before it is allocated, to the module's total (max_cache_mb) and to the
  * user on whose behalf it is held (max_user_mb; root is bound by the total
- * only).  Before refusing a charge it asks the reclaimer the cache
+ * only; a user's subordinate uids are his: sframe_charge_owner()).
+ * Before refusing a charge it asks the reclaimer the cache
  * registers (files.c: idle file entries) for room; a refused charge is
  * the caller's to report.
  */
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 
 #include "cache.h"
 
@@ -96,6 +99,36 @@ out:
 	spin_unlock(&sframe_budget_lock);
 	kfree(fresh);
 	return ret;
+}
+
+/*
+ * Whom the cache charges for what a task with @cred maps: its uid, or
+ * inside user namespaces the uid that created the outermost of them (the
+ * one whose parent is the initial namespace).  The uids a user is given
+ * for his containers (subordinate ids, newuidmap) are then one user to
+ * the budget, not 65536 users each with max_user_mb of its own; the owner
+ * cannot be changed from inside.  Root's containers are root's.
+ */
+kuid_t sframe_charge_owner(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* sframe_charge_owner() of @task's credentials. */
+kuid_t sframe_task_charge_owner(struct task_struct *task)
+{
+	kuid_t owner;
+
+	rcu_read_lock();
+	owner = sframe_charge_owner(__task_cred(task));
+	rcu_read_unlock();
+	return owner;
 }
 
 /* Set, or with NULL clear, what sframe_charge() reclaims with. */

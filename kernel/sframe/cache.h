@@ -26,6 +26,8 @@ struct sframe_charge {
 };
 
 void sframe_budget_set_reclaim(bool (*reclaim)(kuid_t uid));
+kuid_t sframe_charge_owner(const struct cred *cred);
+kuid_t sframe_task_charge_owner(struct task_struct *task);
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp);
 void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes);
 void sframe_uncharge(struct sframe_charge *c);
@@ -91,6 +93,7 @@ struct sframe_load_result {
 	struct sframe_object *obj;	/* NULL on failure */
 	const char *status;		/* what a user is shown */
 	bool transient;			/* worth trying again later */
+	bool over_quota;		/* the owner's max_user_mb refused it */
 	/*
 	 * Held, for the sidecar service: code of ours with no .sframe, or
 	 * with a valid one of its own (report_flags says so).
@@ -130,6 +133,13 @@ struct sframe_file {
 	struct sframe_charge charge;	/* this struct and the path */
 	struct list_head idle;		/* on the idle list: no user left */
 	unsigned long idle_since;	/* jiffies */
+	/*
+	 * Charged for the next read: the mapper that asked for it, not the
+	 * entry's first one.  refused_owner's quota refused the last read
+	 * (else INVALID_UID): another user's mapping reads it at once.
+	 */
+	kuid_t load_owner;
+	kuid_t refused_owner;
 	struct file *load_file;		/* the file to read, while loading */
 	struct mem_cgroup *load_memcg;	/* charged for what it reads */
 	struct work_struct load_work;

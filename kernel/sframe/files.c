@@ -223,7 +223,7 @@ static void sframe_file_load_work(struct work_struct *work)
 	unsigned int gen;
 
 	memcg = sframe_set_active_memcg(sf->load_memcg);
-	sframe_load_file(sf->load_file, sf->path, sf->charge.uid, &res);
+	sframe_load_file(sf->load_file, sf->path, sf->load_owner, &res);
 	sframe_set_active_memcg(memcg);
 	fput(sf->load_file);
 	mem_cgroup_put(sf->load_memcg);
@@ -236,6 +236,7 @@ static void sframe_file_load_work(struct work_struct *work)
 	WRITE_ONCE(sf->status, res.status);
 	if (res.transient)
 		sf->retry_at = jiffies + SFRAME_RETRY_SECONDS * HZ;
+	sf->refused_owner = res.over_quota ? sf->load_owner : INVALID_UID;
 	sf->load_file = NULL;
 	sf->loading = false;
 	sf->reportable = res.needs_sidecar != NULL;
@@ -284,23 +285,33 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file)
 	}
 }
 
-/* Queue a read of @sf through @file, charged to @mm's memory cgroup. */
+/*
+ * Queue a read of @sf through @file, charged to @owner and to @mm's
+ * memory cgroup.
+ */
 static void sframe_file_queue_load(struct sframe_file *sf, struct file *file,
-				   struct mm_struct *mm)
+				   struct mm_struct *mm, kuid_t owner)
 {
 	lockdep_assert_held(&sframe_files_lock);
 	sf->loading = true;
+	sf->load_owner = owner;
 	sf->load_file = get_file(file);
 	sf->load_memcg = get_mem_cgroup_from_mm(mm);
 	refcount_inc(&sf->ref);
 	queue_work(sframe_wq, &sf->load_work);
 }
 
-/* Does @sf want a (new) read: never read, or a transient failure aged? */
-static bool sframe_file_wants_load(const struct sframe_file *sf)
+/*
+ * Does @sf want a (new) read for @owner's mapping: never read, a transient
+ * failure aged, or refused by another user's quota (not @owner's to bear)?
+ */
+static bool sframe_file_wants_load(const struct sframe_file *sf, kuid_t owner)
 {
-	return !sf->loading && !rcu_access_pointer(sf->obj) &&
-	       time_after_eq(jiffies, sf->retry_at);
+	if (sf->loading || rcu_access_pointer(sf->obj))
+		return false;
+	return time_after_eq(jiffies, sf->retry_at) ||
+	       (uid_valid(sf->refused_owner) &&
+		!uid_eq(sf->refused_owner, owner));
 }
 
 static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
@@ -318,6 +329,8 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 		return NULL;
 	}
 	sf->charge.uid = owner;
+	sf->load_owner = owner;
+	sf->refused_owner = INVALID_UID;
 	if (sframe_charge(&sf->charge, sizeof(*sf) + strlen(path) + 1 +
 			  sizeof(struct sframe_object), GFP_KERNEL)) {
 		kfree(path);
@@ -356,15 +369,15 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 			/* An idle entry hands over the list's reference. */
 			if (!sframe_file_unidle(sf))
 				refcount_inc(&sf->ref);
-			if (sframe_file_wants_load(sf))
-				sframe_file_queue_load(sf, file, mm);
+			if (sframe_file_wants_load(sf, owner))
+				sframe_file_queue_load(sf, file, mm, owner);
 		} else if (fresh) {
 			sf = fresh;
 			fresh = NULL;
 			hash_add(sframe_files, &sf->node,
 				 sframe_inode_key(inode));
 			atomic_long_inc(&sframe_nr_files);
-			sframe_file_queue_load(sf, file, mm);
+			sframe_file_queue_load(sf, file, mm, owner);
 		}
 		spin_unlock(&sframe_files_lock);
 		if (sf)
@@ -418,7 +431,7 @@ static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 	obj = rcu_access_pointer(sf->obj);
 	if (obj)
 		return obj;
-	sframe_load_file(file, sf->path, sf->charge.uid, &res);
+	sframe_load_file(file, sf->path, READ_ONCE(sf->load_owner), &res);
 	if (res.needs_sidecar)
 		fput(res.needs_sidecar);	/* one is being loaded */
 	if (!res.obj) {

@@ -133,6 +133,7 @@ static void sframe_load_fail_errno(struct sframe_load_result *res, int err)
 		break;
 	case -EDQUOT:
 		sframe_load_fail(res, SFRAME_LOAD_USER_FULL, true);
+		res->over_quota = true;
 		break;
 	case -EAGAIN:
 		sframe_load_fail(res, SFRAME_LOAD_NOT_CACHED, true);

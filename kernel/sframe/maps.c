@@ -386,7 +386,7 @@ void sframe_vma_mapped(struct vm_area_struct *vma)
 	sframe_count(mmap_events);
 	sframe_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
 			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
-			  current_uid());
+			  sframe_charge_owner(current_cred()));
 }
 
 /*
@@ -417,7 +417,7 @@ void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 		return;
 	sframe_mm_changed(vma->vm_mm, addr, addr + len,
 			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
-			  current_uid());
+			  sframe_charge_owner(current_cred()));
 }
 
 /*
@@ -670,7 +670,8 @@ void sframe_mm_scan_tasks(void)
 
 		if (mm) {
 			sframe_mm_changed(mm, 0, TASK_SIZE_MAX, GFP_KERNEL,
-					  tasks[i]->tgid, task_uid(tasks[i]));
+					  tasks[i]->tgid,
+					  sframe_task_charge_owner(tasks[i]));
 			mmput(mm);
 		}
 		put_task_struct(tasks[i]);
