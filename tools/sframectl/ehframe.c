@@ -3,7 +3,7 @@
  * sframectl gen's input: an x86-64 or AArch64 ELF object's .eh_frame,
  * opened and relocated (when the object is) by elf.c and read by libdw,
  * and the address range and CFI of each of its functions (DWARF FDEs),
- * sorted, overlaps marked.
+ * sorted (in n log n time for n FDEs), overlaps marked.
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -53,6 +53,8 @@ static int find_eh_frame(struct gen *g, const struct sframe_elf *e,
 				"no section headers (stripped objects are not supported)");
 	if (!sframe_elf_section_in(e, eh))
 		return gen_fail(g, EXIT_INVALID, "%s", ".eh_frame out of bounds");
+	if (!eh->sh_size || eh->sh_type == SHT_NOBITS)
+		return gen_fail(g, EXIT_INVALID, "%s", "empty .eh_frame");
 	return 0;
 }
 
@@ -123,10 +125,6 @@ static int open_elf(struct gen *g)
 		g->note = g->image + eh.sh_offset;
 		g->note_size = eh.sh_size;
 	}
-	g->cfi = dwarf_getcfi_elf(g->obj.elf);
-	if (!g->cfi)
-		return gen_fail(g, EXIT_INVALID, ".eh_frame unusable: %s",
-				dwarf_errmsg(-1));
 	return 0;
 }
 
@@ -219,15 +217,42 @@ static bool cie_fde_encoding(const Dwarf_CIE *cie, u8 *enc)
 	return true;
 }
 
-/* Every FDE's range, in address order; later duplicates are overlaps. */
+/*
+ * Address order; at the same address, .eh_frame's order (that of the
+ * instructions), so that the later of two FDEs is the one that overlaps.
+ */
+static int func_order(const void *a, const void *b)
+{
+	const struct gen_func *fa = a, *fb = b;
+
+	if (fa->lo != fb->lo)
+		return fa->lo < fb->lo ? -1 : 1;
+	return fa->ins < fb->ins ? -1 : fa->ins > fb->ins;
+}
+
+/* Sort @g's functions and mark each that starts inside one before it. */
+static void sort_funcs(struct gen *g)
+{
+	u64 max_hi = 0;
+	u32 i;
+
+	qsort(g->funcs, g->nfuncs, sizeof(*g->funcs), func_order);
+	for (i = 0; i < g->nfuncs; i++) {
+		if (i && g->funcs[i].lo < max_hi)
+			g->funcs[i].overlaps = true;
+		if (g->funcs[i].hi > max_hi)
+			max_hi = g->funcs[i].hi;
+	}
+}
+
+/* Every FDE's range and instructions. */
 static int collect_funcs(struct gen *g)
 {
 	const u8 *ident = (const u8 *)elf_getident(g->obj.elf, NULL);
 	const u8 *base = g->eh_data->d_buf;
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
-	u32 cap = 0, i;
+	u32 cap = 0;
 	bool cie_ok = false;
-	u64 max_hi = 0;
 	u8 enc = 0;
 
 	Dwarf_CFI_Entry cie;
@@ -282,24 +307,10 @@ static int collect_funcs(struct gen *g)
 			.cie_ins_end = cie.cie.initial_instructions_end,
 			.ins = p + aug, .ins_end = e.fde.end,
 			.code_align = cie.cie.code_alignment_factor,
+			.data_align = cie.cie.data_alignment_factor,
+			.signal = cie.cie.augmentation[0] == 'z' &&
+				  strchr(cie.cie.augmentation, 'S'),
 		};
-	}
-
-	for (i = 1; i < g->nfuncs; i++) {
-		struct gen_func f = g->funcs[i];
-		u32 j = i;
-
-		while (j && g->funcs[j - 1].lo > f.lo) {
-			g->funcs[j] = g->funcs[j - 1];
-			j--;
-		}
-		g->funcs[j] = f;
-	}
-	for (i = 0; i < g->nfuncs; i++) {
-		if (i && g->funcs[i].lo < max_hi)
-			g->funcs[i].overlaps = true;
-		if (g->funcs[i].hi > max_hi)
-			max_hi = g->funcs[i].hi;
 	}
 	return 0;
 }
@@ -309,5 +320,9 @@ int gen_read_eh_frame(struct gen *g)
 {
 	int ret = open_elf(g);
 
-	return ret ? ret : collect_funcs(g);
+	if (!ret)
+		ret = collect_funcs(g);
+	if (!ret)
+		sort_funcs(g);
+	return ret;
 }

@@ -70,8 +70,8 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	for (i = 0; !ret && i < g->nfuncs; i++) {
 		if (g->has_own && gen_own_covers(g, &g->funcs[i]))
 			g->stats.own++;
-		else if (gen_translate_func(g, &g->funcs[i]))
-			ret = gen_fail(g, EXIT_USAGE, "out of memory");
+		else
+			ret = gen_translate_func(g, &g->funcs[i]);
 	}
 	if (ret)
 		return ret;
@@ -97,8 +97,6 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 
 void gen_free(struct gen *g)
 {
-	if (g->cfi)
-		dwarf_cfi_end(g->cfi);
 	sframe_elf_close(&g->obj);
 	if (!g->borrowed)
 		free(g->image);
@@ -107,7 +105,6 @@ void gen_free(struct gen *g)
 	free(g->rows);
 	free(g->fdes);
 	free(g->fres);
-	free(g->signs);
 }
 
 /*

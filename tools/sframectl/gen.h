@@ -60,17 +60,18 @@ struct gen_row {
 };
 
 /*
- * A DWARF FDE's address range, and its CFI instructions (the CIE's
- * initial ones first): on AArch64 gen reads the RA signing state there,
- * which libdw does not report.
+ * A DWARF FDE's address range, its CFI instructions (the CIE's initial
+ * ones first) and what executing them needs from its CIE.
  */
 struct gen_func {
 	u64 lo;
 	u64 hi;
 	bool overlaps;
+	bool signal;			/* the CIE's augmentation has 'S' */
 	const u8 *cie_ins, *cie_ins_end;
 	const u8 *ins, *ins_end;
 	u64 code_align;
+	s64 data_align;
 };
 
 struct gen_stats {
@@ -93,7 +94,6 @@ struct gen {
 	size_t image_size;
 	bool borrowed;			/* image is the caller's: copy to write */
 	struct sframe_elf obj;		/* the image, relocated, for libdw */
-	Dwarf_CFI *cfi;
 	Elf_Data *eh_data;
 	u64 eh_addr;
 	u64 eh_size;
@@ -107,8 +107,6 @@ struct gen {
 	u32 nfdes, fdes_cap;
 	struct sframe_enc_fre *fres;
 	u32 nfres, fres_cap;
-	u64 *signs;			/* where a function's RA signing flips */
-	u32 nsigns, signs_cap;
 	struct gen_stats stats;
 	/*
 	 * --fill: only the functions the object's own .sframe does not
@@ -132,10 +130,7 @@ void gen_free(struct gen *g);
 /* ehframe.c: the object and its .eh_frame's functions. */
 int gen_read_eh_frame(struct gen *g);
 
-/* ra_state.c: where @f's return address is signed (AArch64). */
-bool gen_ra_signing(struct gen *g, const struct gen_func *f);
-
-/* cfi.c: one function's CFI rows as SFrame FDEs and FREs. */
+/* cfi.c: one function's CFI rows as SFrame FDEs and FREs (cfi_exec.c). */
 int gen_translate_func(struct gen *g, const struct gen_func *f);
 
 /* compare.c: gen --compare. */
