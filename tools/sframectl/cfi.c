@@ -22,7 +22,7 @@ const char * const gen_skip_names[GEN_NR_SKIPS] = {
 	[GEN_SKIP_RA] = "RA not at CFA-8",
 	[GEN_SKIP_FP] = "register rule for RBP not expressible",
 	[GEN_SKIP_RANGE] = "offset out of range",
-	[GEN_SKIP_ROWS] = "more than 65535 rows",
+	[GEN_SKIP_ROWS] = "too many rows",
 	[GEN_SKIP_CFI] = "damaged CFI",
 	[GEN_SKIP_OVERLAP] = "overlaps another FDE",
 };
@@ -292,6 +292,10 @@ static int add_row(void *arg, u64 start, u64 end, const struct cfi_row *cfi)
 		prev->end = end;
 		return 0;
 	}
+	if (g->nrows == GEN_MAX_FUNC_ROWS) {
+		fr->reason = GEN_SKIP_ROWS;
+		return 1;
+	}
 	fr->all_flex &= row->flex_ok && row->class != GEN_ROW_PLT;
 	fr->any_flex |= row->class == GEN_ROW_FLEX;
 	g->nrows++;
@@ -360,6 +364,10 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 	}
 	if (reason < 0)
 		return gen_fail(g, EXIT_USAGE, "out of memory");
+	if (g->nfres > GEN_MAX_FRES)
+		return gen_fail(g, EXIT_INVALID,
+				"more than the %u FREs allowed",
+				GEN_MAX_FRES);
 
 	g->stats.funcs++;
 	if (reason == GEN_NR_SKIPS) {

@@ -3,7 +3,8 @@
  * sframectl gen's input: an x86-64 or AArch64 ELF object's .eh_frame,
  * opened and relocated (when the object is) by elf.c and read by libdw,
  * and the address range and CFI of each of its functions (DWARF FDEs),
- * sorted (in n log n time for n FDEs), overlaps marked.
+ * sorted, overlaps marked: in n log n time for n FDEs, and refused beyond
+ * GEN_MAX_EH_FRAME bytes or GEN_MAX_FDES functions.
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -55,6 +56,11 @@ static int find_eh_frame(struct gen *g, const struct sframe_elf *e,
 		return gen_fail(g, EXIT_INVALID, "%s", ".eh_frame out of bounds");
 	if (!eh->sh_size || eh->sh_type == SHT_NOBITS)
 		return gen_fail(g, EXIT_INVALID, "%s", "empty .eh_frame");
+	if (eh->sh_size > GEN_MAX_EH_FRAME)
+		return gen_fail(g, EXIT_INVALID,
+				".eh_frame of %llu bytes, more than the %u allowed",
+				(unsigned long long)eh->sh_size,
+				GEN_MAX_EH_FRAME);
 	return 0;
 }
 
@@ -245,13 +251,13 @@ static void sort_funcs(struct gen *g)
 	}
 }
 
-/* Every FDE's range and instructions. */
+/* Every FDE's range and instructions, at most GEN_MAX_FDES of them. */
 static int collect_funcs(struct gen *g)
 {
 	const u8 *ident = (const u8 *)elf_getident(g->obj.elf, NULL);
 	const u8 *base = g->eh_data->d_buf;
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
-	u32 cap = 0;
+	u32 cap = 0, over = 0;
 	bool cie_ok = false;
 	u8 enc = 0;
 
@@ -298,6 +304,10 @@ static int collect_funcs(struct gen *g)
 			g->stats.empty++;
 			continue;
 		}
+		if (g->nfuncs == GEN_MAX_FDES) {
+			over++;
+			continue;
+		}
 		if (!gen_grow((void **)&g->funcs, &cap, g->nfuncs + 1,
 			  sizeof(*g->funcs)))
 			return gen_fail(g, EXIT_USAGE, "out of memory");
@@ -312,6 +322,11 @@ static int collect_funcs(struct gen *g)
 				  strchr(cie.cie.augmentation, 'S'),
 		};
 	}
+	if (over)
+		return gen_fail(g, EXIT_INVALID,
+				"%llu FDEs, more than the %u allowed",
+				(unsigned long long)g->nfuncs + over,
+				GEN_MAX_FDES);
 	return 0;
 }
 

@@ -16,6 +16,30 @@
 #include "sframectl.h"
 #include "gen_util.h"
 
+/*
+ * What gen reads and writes at most (Documentation/sframectl.rst,
+ * "Limits"): far above the largest Debian library (libLLVM-15: .eh_frame
+ * 5.2 MB, 98,256 FDEs, 929,880 FREs), low enough that no file holds the
+ * service for long or takes all its memory.  The section's limit is the
+ * module's own default (max_section_mb).  gen_test.sh builds a copy with
+ * small ones (-D) to see each refused.
+ */
+#ifndef GEN_MAX_EH_FRAME
+#define GEN_MAX_EH_FRAME	(64U << 20)	/* bytes of .eh_frame */
+#endif
+#ifndef GEN_MAX_FDES
+#define GEN_MAX_FDES		(1U << 20)	/* functions (FDEs) */
+#endif
+#ifndef GEN_MAX_FUNC_ROWS
+#define GEN_MAX_FUNC_ROWS	(1U << 20)	/* rows in one function */
+#endif
+#ifndef GEN_MAX_FRES
+#define GEN_MAX_FRES		(1U << 23)	/* FREs written */
+#endif
+#ifndef GEN_MAX_SFRAME
+#define GEN_MAX_SFRAME		(64U << 20)	/* bytes of .sframe */
+#endif
+
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
 #define GEN_REG_RSP		7
 #define GEN_REG_RIP		16
