@@ -346,7 +346,9 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 	int reason = GEN_SKIP_OVERLAP;
 	u32 i, j;
 
-	if (!f->overlaps)
+	if (f->wraps)
+		reason = GEN_SKIP_RANGE;
+	else if (!f->overlaps)
 		reason = func_rows(g, f, &all_flex, &any_flex);
 	for (i = 0; reason == GEN_NR_SKIPS && i < g->nrows; i = j) {
 		u8 class = g->rows[i].class;

@@ -224,30 +224,45 @@ static bool cie_fde_encoding(const Dwarf_CIE *cie, u8 *enc)
 }
 
 /*
- * Address order; at the same address, .eh_frame's order (that of the
+ * The order of SFrame's FDEs: by start, as a signed distance from the
+ * section; at the same start, .eh_frame's order (that of the
  * instructions), so that the later of two FDEs is the one that overlaps.
  */
 static int func_order(const void *a, const void *b)
 {
 	const struct gen_func *fa = a, *fb = b;
 
-	if (fa->lo != fb->lo)
-		return fa->lo < fb->lo ? -1 : 1;
+	if (fa->rel_lo != fb->rel_lo)
+		return fa->rel_lo < fb->rel_lo ? -1 : 1;
 	return fa->ins < fb->ins ? -1 : fa->ins > fb->ins;
 }
 
-/* Sort @g's functions and mark each that starts inside one before it. */
+/*
+ * Sort @g's functions and mark each that starts inside one before it,
+ * or whose end a signed distance from the section cannot hold.
+ */
 static void sort_funcs(struct gen *g)
 {
-	u64 max_hi = 0;
+	struct gen_func *f;
+	s64 rel_hi, max_hi = 0;
+	bool any = false;
 	u32 i;
 
-	qsort(g->funcs, g->nfuncs, sizeof(*g->funcs), func_order);
+	for (i = 0; i < g->nfuncs; i++)
+		g->funcs[i].rel_lo = (s64)(g->funcs[i].lo - g->eh_addr);
+	if (g->nfuncs)
+		qsort(g->funcs, g->nfuncs, sizeof(*g->funcs), func_order);
 	for (i = 0; i < g->nfuncs; i++) {
-		if (i && g->funcs[i].lo < max_hi)
-			g->funcs[i].overlaps = true;
-		if (g->funcs[i].hi > max_hi)
-			max_hi = g->funcs[i].hi;
+		f = &g->funcs[i];
+		f->wraps = (s64)(f->hi - f->lo) < 0 ||
+			   __builtin_add_overflow(f->rel_lo,
+						  (s64)(f->hi - f->lo), &rel_hi);
+		if (f->wraps)
+			continue;
+		f->overlaps = any && f->rel_lo < max_hi;
+		if (!any || rel_hi > max_hi)
+			max_hi = rel_hi;
+		any = true;
 	}
 }
 

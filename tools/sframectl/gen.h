@@ -90,7 +90,9 @@ struct gen_row {
 struct gen_func {
 	u64 lo;
 	u64 hi;
+	s64 rel_lo;			/* lo - the section's address */
 	bool overlaps;
+	bool wraps;			/* rel_lo + its size overflows */
 	bool signal;			/* the CIE's augmentation has 'S' */
 	const u8 *cie_ins, *cie_ins_end;
 	const u8 *ins, *ins_end;
