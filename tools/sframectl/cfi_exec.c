@@ -182,8 +182,9 @@ static bool exec_extended(struct cfi_machine *m, u8 op)
 		return read_reg(m, &reg) &&
 		       set_offset(m, reg, CFI_VAL_OFFSET, true);
 	case DW_CFA_GNU_negative_offset_extended:
+		/* Negated as u64: -S64_MIN would overflow. */
 		return read_reg(m, &reg) && gen_read_uleb(&m->p, m->end, &reg2) &&
-		       set_rule(m, reg, CFI_OFFSET, -factored(m, reg2));
+		       set_rule(m, reg, CFI_OFFSET, factored(m, 0 - reg2));
 	case DW_CFA_restore_extended:
 		return read_reg(m, &reg) && restore_rule(m, reg);
 	case DW_CFA_undefined:
