@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl gen's translation: one function's DWARF CFI rows, as libdw
- * executes them, into SFrame FDEs and FREs, or the reason it is left out.
+ * sframectl gen's translation: one function's DWARF CFI rows, as
+ * cfi_exec.c hands them over, into SFrame FDEs and FREs, or the reason it
+ * is left out.
  */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi_exec.h"
 #include "gen.h"
 
 /* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
@@ -20,7 +22,7 @@ const char * const gen_skip_names[GEN_NR_SKIPS] = {
 	[GEN_SKIP_RA] = "RA not at CFA-8",
 	[GEN_SKIP_FP] = "register rule for RBP not expressible",
 	[GEN_SKIP_RANGE] = "offset out of range",
-	[GEN_SKIP_ROWS] = "more than 65535 rows",
+	[GEN_SKIP_ROWS] = "too many rows",
 	[GEN_SKIP_CFI] = "damaged CFI",
 	[GEN_SKIP_OVERLAP] = "overlaps another FDE",
 };
@@ -64,17 +66,16 @@ static bool plt_expression(const Dwarf_Op *ops, size_t n, s64 *cfa_off,
 	return true;
 }
 
-/* Where the caller's @regno is; false if CFI says something SFrame lacks. */
-static bool reg_loc(Dwarf_Frame *frame, int regno, struct sframe_enc_loc *loc)
+/* Where the caller's register is; false if CFI says something SFrame lacks. */
+static bool reg_loc(const struct cfi_rule *rule, struct sframe_enc_loc *loc)
 {
-	Dwarf_Op mem[3], *ops;
+	Dwarf_Op mem[CFI_EXPR_MAX_OPS], *ops;
 	size_t n;
 	u8 reg;
 	s64 off;
 
 	memset(loc, 0, sizeof(*loc));
-	if (dwarf_frame_register(frame, regno, mem, &ops, &n))
-		return false;
+	cfi_reg_ops(rule, mem, &ops, &n);
 	if (!n) {
 		loc->kind = ops ? SFRAME_ENC_UNDEFINED : SFRAME_ENC_SAME;
 		return true;
@@ -129,24 +130,23 @@ static bool rule_fits(const struct sframe_arch *arch,
 	return true;
 }
 
-/* Turn the CFI row in @frame into @row; GEN_NR_SKIPS when expressible. */
+/* Turn the CFI row @cfi into @row; GEN_NR_SKIPS when expressible. */
 static enum gen_skip row_rule(const struct gen_machine *mach,
-			      Dwarf_Frame *frame, struct gen_row *row)
+			      const struct cfi_row *cfi, struct gen_row *row)
 {
 	const struct sframe_arch *arch = mach->arch;
 	struct sframe_enc_rule *r = &row->rule, probe;
+	Dwarf_Op mem[CFI_EXPR_MAX_OPS], *ops;
 	bool in_range = true;
-	Dwarf_Op *ops;
 	size_t n;
 
 	memset(row, 0, sizeof(*row));
-	if (dwarf_frame_cfa(frame, &ops, &n))
-		return GEN_SKIP_CFI;
+	cfi_cfa_ops(&cfi->cfa, mem, &ops, &n);
 	if (!n)
 		return GEN_SKIP_CFA_UNDEFINED;
-	if (!reg_loc(frame, mach->ra_column, &r->ra))
+	if (!reg_loc(&cfi->ra, &r->ra))
 		return GEN_SKIP_RA;
-	if (!reg_loc(frame, arch->fp_reg, &r->fp))
+	if (!reg_loc(&cfi->fp, &r->fp))
 		return GEN_SKIP_FP;
 	if (r->fp.kind == SFRAME_ENC_UNDEFINED)
 		r->fp.kind = SFRAME_ENC_SAME;
@@ -252,6 +252,83 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 	return GEN_NR_SKIPS;
 }
 
+/* What a function's rows add up to, as cfi_exec() hands them over. */
+struct func_rows {
+	struct gen *g;
+	enum gen_skip reason;		/* GEN_NR_SKIPS while expressible */
+	bool out_of_memory;
+	bool all_flex, any_flex;
+};
+
+/*
+ * cfi_exec()'s callback: the row [@start, @end) into g->rows, joined to
+ * the one before when it changes nothing that emit_segment() writes (a
+ * PLT row keeps its own FDE).  Nonzero stops the walk: the function is
+ * left out, or memory ran out.
+ */
+static int add_row(void *arg, u64 start, u64 end, const struct cfi_row *cfi)
+{
+	struct func_rows *fr = arg;
+	struct gen *g = fr->g;
+	struct gen_row *row, *prev;
+
+	if (!gen_grow((void **)&g->rows, &g->rows_cap, g->nrows + 1,
+		      sizeof(*g->rows))) {
+		fr->out_of_memory = true;
+		return 1;
+	}
+	row = &g->rows[g->nrows];
+	fr->reason = row_rule(g->mach, cfi, row);
+	if (fr->reason != GEN_NR_SKIPS)
+		return 1;
+	row->start = start;
+	row->end = end;
+	row->rule.ra_signed = cfi->ra_signed &&
+			      row->rule.ra.kind != SFRAME_ENC_UNDEFINED;
+	prev = g->nrows ? &g->rows[g->nrows - 1] : NULL;
+	if (prev && row->class != GEN_ROW_PLT && prev->class == row->class &&
+	    prev->flex_ok == row->flex_ok &&
+	    !memcmp(&prev->rule, &row->rule, sizeof(row->rule))) {
+		prev->end = end;
+		return 0;
+	}
+	if (g->nrows == GEN_MAX_FUNC_ROWS) {
+		fr->reason = GEN_SKIP_ROWS;
+		return 1;
+	}
+	fr->all_flex &= row->flex_ok && row->class != GEN_ROW_PLT;
+	fr->any_flex |= row->class == GEN_ROW_FLEX;
+	g->nrows++;
+	return 0;
+}
+
+/* Walk @f's CFI once into g->rows: GEN_NR_SKIPS, a reason, or -1. */
+static int func_rows(struct gen *g, const struct gen_func *f, bool *all_flex,
+		     bool *any_flex)
+{
+	struct cfi_func cf = {
+		.lo = f->lo, .hi = f->hi,
+		.cie_ins = f->cie_ins, .cie_ins_end = f->cie_ins_end,
+		.ins = f->ins, .ins_end = f->ins_end,
+		.code_align = f->code_align, .data_align = f->data_align,
+		.ra_column = g->mach->ra_column,
+		.fp_column = g->mach->arch->fp_reg,
+		.ra_signing = g->mach->ra_signing,
+	};
+	struct func_rows fr = {
+		.g = g, .reason = GEN_NR_SKIPS, .all_flex = true,
+	};
+
+	g->nrows = 0;
+	if (cfi_exec(&cf, add_row, &fr) == CFI_DAMAGED)
+		return GEN_SKIP_CFI;
+	if (fr.out_of_memory)
+		return -1;
+	*all_flex = fr.all_flex;
+	*any_flex = fr.any_flex;
+	return fr.reason;
+}
+
 /*
  * One function.  Rows that only a flex FDE can express make the whole
  * function flex when every row can be; otherwise the function is split
@@ -259,57 +336,20 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
  * FDE.  Splitting is sound: each address keeps exactly its own rule.
  * A row SFrame cannot express drops the whole function, since an
  * unwinder given the rest would still trust the addresses around it.
+ * 0, or an exit status with g->err saying why gen stops.
  */
 int gen_translate_func(struct gen *g, const struct gen_func *f)
 {
 	u32 nfdes = g->nfdes, nfres = g->nfres, flex_fdes = g->stats.flex_fdes;
 	u32 mask_fdes = g->stats.mask_fdes, sig_fdes = g->stats.signal_fdes;
-	bool signal = false, all_flex = true, any_flex = false;
-	int reason = GEN_NR_SKIPS;
-	u64 addr = f->lo;
-	u32 i, j, flips = 0;
+	bool all_flex = false, any_flex = false;
+	int reason = GEN_SKIP_OVERLAP;
+	u32 i, j;
 
-	g->nrows = 0;
-	g->nsigns = 0;
-	if (f->overlaps)
-		reason = GEN_SKIP_OVERLAP;
-	else if (g->mach->ra_signing && !gen_ra_signing(g, f))
-		reason = GEN_SKIP_CFI;
-	while (reason == GEN_NR_SKIPS && addr < f->hi) {
-		Dwarf_Addr start, end;
-		Dwarf_Frame *frame;
-		struct gen_row *row;
-		bool sig = false;
-
-		if (!gen_grow((void **)&g->rows, &g->rows_cap, g->nrows + 1,
-			  sizeof(*g->rows)))
-			return -1;
-		row = &g->rows[g->nrows];
-		if (dwarf_cfi_addrframe(g->cfi, addr, &frame)) {
-			reason = GEN_SKIP_CFI;
-			break;
-		}
-		reason = row_rule(g->mach, frame, row);
-		if (dwarf_frame_info(frame, &start, &end, &sig) < 0)
-			reason = GEN_SKIP_CFI;
-		free(frame);
-		if (end <= addr || end > f->hi)
-			end = f->hi;
-		row->start = addr;
-		row->end = end;
-		/* Rows start at each new location, so at each flip too. */
-		while (flips < g->nsigns && g->signs[flips] <= addr)
-			flips++;
-		row->rule.ra_signed = flips % 2 &&
-				      row->rule.ra.kind != SFRAME_ENC_UNDEFINED;
-		signal |= sig;
-		all_flex &= row->flex_ok;
-		any_flex |= row->class == GEN_ROW_FLEX;
-		all_flex &= row->class != GEN_ROW_PLT;
-		g->nrows++;
-		addr = end;
-	}
-
+	if (f->wraps)
+		reason = GEN_SKIP_RANGE;
+	else if (!f->overlaps)
+		reason = func_rows(g, f, &all_flex, &any_flex);
 	for (i = 0; reason == GEN_NR_SKIPS && i < g->nrows; i = j) {
 		u8 class = g->rows[i].class;
 
@@ -322,10 +362,14 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 			j++;
 		reason = emit_segment(g, i, j, class == GEN_ROW_FLEX ?
 				      SFRAME_FDE_TYPE_FLEX :
-				      SFRAME_FDE_TYPE_DEFAULT, signal);
-		if (reason < 0)
-			return -1;
+				      SFRAME_FDE_TYPE_DEFAULT, f->signal);
 	}
+	if (reason < 0)
+		return gen_fail(g, EXIT_USAGE, "out of memory");
+	if (g->nfres > GEN_MAX_FRES)
+		return gen_fail(g, EXIT_INVALID,
+				"more than the %u FREs allowed",
+				GEN_MAX_FRES);
 
 	g->stats.funcs++;
 	if (reason == GEN_NR_SKIPS) {
@@ -342,4 +386,3 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 	g->stats.skipped_bytes[reason] += f->hi - f->lo;
 	return 0;
 }
-

@@ -70,24 +70,26 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	for (i = 0; !ret && i < g->nfuncs; i++) {
 		if (g->has_own && gen_own_covers(g, &g->funcs[i]))
 			g->stats.own++;
-		else if (gen_translate_func(g, &g->funcs[i]))
-			ret = gen_fail(g, EXIT_USAGE, "out of memory");
+		else
+			ret = gen_translate_func(g, &g->funcs[i]);
 	}
 	if (ret)
 		return ret;
 
 	*size = sframe_enc_size(g->mach->arch, g->fdes, g->nfdes, g->fres);
+	if (*size > GEN_MAX_SFRAME)
+		return gen_fail(g, EXIT_INVALID,
+				"SFrame section of %zu bytes, more than the %u allowed",
+				*size, GEN_MAX_SFRAME);
 	*bytes = malloc(*size);
 	if (!*bytes)
 		return gen_fail(g, EXIT_USAGE, "out of memory");
 	sframe_encode(g->mach->arch, g->fdes, g->nfdes, g->fres,
 		      g->eh_addr, *bytes, *size);
-	if (*size > U32_MAX ||
-	    sframe_validate(sec, *bytes, (u32)*size, g->eh_addr,
+	if (sframe_validate(sec, *bytes, (u32)*size, g->eh_addr,
 			    SFRAME_REQUIRE_SORTED, &err)) {
 		ret = gen_fail(g, EXIT_INVALID,
 			       "BUG: generated section is invalid: %s at offset 0x%x",
-			       *size > U32_MAX ? "too large" :
 			       sframe_reason_str(err.reason), err.offset);
 		free(*bytes);
 		*bytes = NULL;
@@ -97,8 +99,6 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 
 void gen_free(struct gen *g)
 {
-	if (g->cfi)
-		dwarf_cfi_end(g->cfi);
 	sframe_elf_close(&g->obj);
 	if (!g->borrowed)
 		free(g->image);
@@ -107,7 +107,6 @@ void gen_free(struct gen *g)
 	free(g->rows);
 	free(g->fdes);
 	free(g->fres);
-	free(g->signs);
 }
 
 /*

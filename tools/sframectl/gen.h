@@ -16,6 +16,30 @@
 #include "sframectl.h"
 #include "gen_util.h"
 
+/*
+ * What gen reads and writes at most (Documentation/sframectl.rst,
+ * "Limits"): far above the largest Debian library (libLLVM-15: .eh_frame
+ * 5.2 MB, 98,256 FDEs, 929,880 FREs), low enough that no file holds the
+ * service for long or takes all its memory.  The section's limit is the
+ * module's own default (max_section_mb).  gen_test.sh builds a copy with
+ * small ones (-D) to see each refused.
+ */
+#ifndef GEN_MAX_EH_FRAME
+#define GEN_MAX_EH_FRAME	(64U << 20)	/* bytes of .eh_frame */
+#endif
+#ifndef GEN_MAX_FDES
+#define GEN_MAX_FDES		(1U << 20)	/* functions (FDEs) */
+#endif
+#ifndef GEN_MAX_FUNC_ROWS
+#define GEN_MAX_FUNC_ROWS	(1U << 20)	/* rows in one function */
+#endif
+#ifndef GEN_MAX_FRES
+#define GEN_MAX_FRES		(1U << 23)	/* FREs written */
+#endif
+#ifndef GEN_MAX_SFRAME
+#define GEN_MAX_SFRAME		(64U << 20)	/* bytes of .sframe */
+#endif
+
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
 #define GEN_REG_RSP		7
 #define GEN_REG_RIP		16
@@ -60,17 +84,20 @@ struct gen_row {
 };
 
 /*
- * A DWARF FDE's address range, and its CFI instructions (the CIE's
- * initial ones first): on AArch64 gen reads the RA signing state there,
- * which libdw does not report.
+ * A DWARF FDE's address range, its CFI instructions (the CIE's initial
+ * ones first) and what executing them needs from its CIE.
  */
 struct gen_func {
 	u64 lo;
 	u64 hi;
+	s64 rel_lo;			/* lo - the section's address */
 	bool overlaps;
+	bool wraps;			/* rel_lo + its size overflows */
+	bool signal;			/* the CIE's augmentation has 'S' */
 	const u8 *cie_ins, *cie_ins_end;
 	const u8 *ins, *ins_end;
 	u64 code_align;
+	s64 data_align;
 };
 
 struct gen_stats {
@@ -93,7 +120,6 @@ struct gen {
 	size_t image_size;
 	bool borrowed;			/* image is the caller's: copy to write */
 	struct sframe_elf obj;		/* the image, relocated, for libdw */
-	Dwarf_CFI *cfi;
 	Elf_Data *eh_data;
 	u64 eh_addr;
 	u64 eh_size;
@@ -107,8 +133,6 @@ struct gen {
 	u32 nfdes, fdes_cap;
 	struct sframe_enc_fre *fres;
 	u32 nfres, fres_cap;
-	u64 *signs;			/* where a function's RA signing flips */
-	u32 nsigns, signs_cap;
 	struct gen_stats stats;
 	/*
 	 * --fill: only the functions the object's own .sframe does not
@@ -132,10 +156,7 @@ void gen_free(struct gen *g);
 /* ehframe.c: the object and its .eh_frame's functions. */
 int gen_read_eh_frame(struct gen *g);
 
-/* ra_state.c: where @f's return address is signed (AArch64). */
-bool gen_ra_signing(struct gen *g, const struct gen_func *f);
-
-/* cfi.c: one function's CFI rows as SFrame FDEs and FREs. */
+/* cfi.c: one function's CFI rows as SFrame FDEs and FREs (cfi_exec.c). */
 int gen_translate_func(struct gen *g, const struct gen_func *f);
 
 /* compare.c: gen --compare. */

@@ -57,6 +57,28 @@ bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val)
 	return true;
 }
 
+/* Read an SLEB128 at *@p, below @end, and step past it. */
+bool gen_read_sleb(const u8 **p, const u8 *end, s64 *val)
+{
+	const u8 *q = *p;
+	unsigned int shift = 0;
+	u64 v = 0;
+	u8 byte;
+
+	do {
+		if (q >= end || shift > 63)
+			return false;
+		byte = *q++;
+		v |= (u64)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	if (shift < 64 && (byte & 0x40))
+		v |= ~(u64)0 << shift;
+	*p = q;
+	*val = (s64)v;
+	return true;
+}
+
 /* Read @bytes little-endian bytes at *@p, below @end, and step past. */
 bool gen_read_le(const u8 **p, const u8 *end, unsigned int bytes, u64 *val)
 {

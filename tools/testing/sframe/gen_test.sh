@@ -4,14 +4,19 @@
 # sframectl gen: its SFrame sections agree with the assembler's own on the
 # x86-64 and AArch64 fixtures, `check` accepts them for every fixture and
 # this machine's big libraries, the bytes it writes for some fixtures are
-# pinned, and bad input gets a reason, never a crash.
+# pinned, bad input gets a reason, never a crash, the inputs that once
+# made it quadratic take time in proportion to their size, and each limit
+# refuses with its reason.
 #
-# usage: gen_test.sh SFRAMECTL
+# usage: gen_test.sh SFRAMECTL [SFRAMECTL_CAPS]
 #
 # SFRAMECTL may be an ASan/UBSan build; any sanitizer report fails a test.
+# SFRAMECTL_CAPS is sframectl built with small limits (the Makefile's
+# CAPS_CPPFLAGS), to see each refused.
 
 set -u
 SFRAMECTL=$1
+CAPS=${2:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 MIN_AGREEMENT=99
@@ -146,7 +151,69 @@ c2edb09c07df3149a81c27d95959bc16a803a9f45b4386e2eb3100448bc25cf5 elf workloads/n
 5e64877a71d6420a1151e13ebcc81d0dc6a6317e2d861a98c9b5bddd213707bc raw workloads/nosframe/libdeepso.so
 2713af0019e58f099470ff050abdb75b01e0e73759ef08a34a6b7d2a43f94f1c elf aarch64/sid-2.47.50/prog-pac
 ef6827c713ef3a098ff0e8c238c0778fc52a21bd0bbf7720ce357de90a5e1241 raw aarch64/sid-2.47.50/hand.o
+da21cc6da3eb400d431082973a9dd8c5e3f4ad58cbdbfcd4b7cec729970d27ef elf sid-2.47.50/hand.o
+263d293a2c83e873cf50bf67aa66134b42230a20c08da22712c2da4b73c4243a elf bookworm-2.40/prog-r.o
+289818e2b53c67fd892b1113702650fd967f421a329a234176374d0ee786e856 elf sid-2.47.50/prog-static
+1f8be93f559e50b507a1499ad399a8f31f323ebfcedf09c9abb583390a17e44b elf workloads/nosframe/deep
+3fd7a5183090443e88df983f8420f5306f576009a83cd1181c33ea7282a842dd elf aarch64/trixie-2.44/prog
+592744e7955574473b6bef44721b67d1f9f4cde3f28aabb140317829ac08001f elf aarch64/bookworm-2.40/prog-pac.o
 SUMS
+
+# The inputs that once made gen quadratic (gen_inputs.sh) translate into
+# sections `check` accepts, in time in proportion to their size: each
+# within 3 times its twin's (the same amount of CFI, ordinary shape) and
+# 300 ms, best of two, wide enough for a loaded machine and a sanitizer
+# build; before, 3.8 and 63 times.
+"$(dirname "$0")/gen_inputs.sh" "$TMP/costly" >/dev/null
+best_ms() {
+	local best= t start
+	for _ in 1 2; do
+		start=$(date +%s%N)
+		"$SFRAMECTL" gen "$1" -o "$TMP/costly/out" 2>>"$TMP/costly/err" ||
+			return 1
+		t=$((($(date +%s%N) - start) / 1000000))
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then
+			best=$t
+		fi
+	done
+	echo "$best"
+}
+for pair in fdes-reverse:fdes-forward rows-one:rows-many; do
+	bad=${pair%:*} twin=${pair#*:}
+	t=$(best_ms "$TMP/costly/$bad.so") &&
+		"$SFRAMECTL" check "$TMP/costly/out" >"$TMP/check" 2>&1 &&
+		t2=$(best_ms "$TMP/costly/$twin.so") &&
+		[ ! -s "$TMP/costly/err" ] && [ "$t" -le $((3 * t2 + 300)) ]
+	ok $? "gen $bad.so: valid, $t ms, its twin $twin.so ${t2:-?} ms ($(cat "$TMP/check"))"
+done
+
+# gen-cases/: inputs gen once made invalid sections for (README).
+"$SFRAMECTL" gen "$(dirname "$0")/gen-cases/fde-below-section.o" \
+	-o "$TMP/out" 2>"$TMP/err" && "$SFRAMECTL" check "$TMP/out" >"$TMP/check"
+ok $? "gen fde-below-section.o: an FDE below the section, sorted as SFrame orders it ($(cat "$TMP/check" "$TMP/err"))"
+
+# Each limit refuses (exit 1) with the figure and the limit, or leaves
+# the function out (rows), in a build with small ones: small copies of
+# the costly inputs cross exactly one limit each.
+if [ -n "$CAPS" ]; then
+	FDES=512 ROWS=8192 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps1" >/dev/null
+	FDES=1024 ROWS=900 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps2" >/dev/null
+	while IFS='|' read -r input text; do
+		"$CAPS" gen "$TMP/$input" -o "$TMP/out" 2>"$TMP/err"
+		st=$?
+		[ $st = 1 ] && grep -q "^sframectl: $TMP/$input: $text$" "$TMP/err"
+		ok $? "limits: $input refused (exit $st): $(cat "$TMP/err")"
+	done <<'LIMITS'
+caps2/fdes-forward.so|.eh_frame of 98328 bytes, more than the 60000 allowed
+caps1/fdes-reverse.so|512 FDEs, more than the 300 allowed
+caps1/rows-many.so|more than the 5000 FREs allowed
+caps2/rows-one.so|SFrame section of 4103 bytes, more than the 2048 allowed
+LIMITS
+	"$CAPS" gen "$TMP/caps1/rows-one.so" --stats -o "$TMP/out" 2>"$TMP/err"
+	st=$?
+	[ $st = 0 ] && grep -q "^  skipped, too many rows: 1 functions" "$TMP/err"
+	ok $? "limits: the function of rows-one.so left out, too many rows (exit $st)"
+fi
 
 # AArch64: gen's section against the cross assemblers' own, from the
 # fixtures (fixtures/aarch64) and the arm64 workloads, at instruction
