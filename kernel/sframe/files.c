@@ -23,6 +23,12 @@
 
 static DEFINE_HASHTABLE(sframe_files, SFRAME_FILE_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_files_lock);
+/*
+ * An age no idle entry reaches, for time_before() (ULONG_MAX would wrap
+ * and make every entry old).
+ */
+#define SFRAME_IDLE_NEVER_OLD	MAX_JIFFY_OFFSET
+
 static LIST_HEAD(sframe_idle);		/* oldest first; holds a reference */
 static bool sframe_files_closing;	/* module exit: nothing goes idle */
 static atomic_long_t sframe_nr_files;
@@ -159,8 +165,9 @@ void sframe_file_put(struct sframe_file *sf)
 
 /*
  * Reclaim idle entries: those idle for @age jiffies or more, and of the
- * rest the oldest @count charged to @uid (any user if invalid).  Returns
- * how many went.  Process context.
+ * rest the oldest @count charged to @uid (any user if invalid); an @age
+ * of SFRAME_IDLE_NEVER_OLD makes every one "the rest".  Returns how many
+ * went.  Process context.
  */
 static unsigned long sframe_files_reclaim_idle(unsigned long age,
 					       kuid_t uid,
@@ -175,7 +182,7 @@ static unsigned long sframe_files_reclaim_idle(unsigned long age,
 		if (time_before(jiffies, sf->idle_since + age)) {
 			if (!count)
 				break;
-			if (uid_valid(uid) && !uid_eq(sf->charge.uid, uid))
+			if (uid_valid(uid) && !uid_eq(sf->load_owner, uid))
 				continue;
 			count--;
 		}
@@ -206,7 +213,14 @@ static void sframe_files_reap(struct work_struct *work)
  */
 static bool sframe_files_shrink(kuid_t uid)
 {
-	return sframe_files_reclaim_idle(ULONG_MAX, uid, 1);
+	return sframe_files_reclaim_idle(SFRAME_IDLE_NEVER_OLD, uid, 1);
+}
+
+/* The shrinker's (shrink.c): give back the oldest @count idle entries. */
+unsigned long sframe_files_reclaim_oldest(unsigned long count)
+{
+	return sframe_files_reclaim_idle(SFRAME_IDLE_NEVER_OLD, INVALID_UID,
+					 count);
 }
 
 void sframe_file_hold(struct sframe_file *sf)

@@ -2,7 +2,7 @@
 /*
  * What the oldest kernels the module builds for (Debian 11's 5.10) lack,
  * and what differs between the ways ftrace hands a callback the traced
- * function's registers, in one place.  Kbuild tells which: a symbol
+ * function's registers or a module registers a shrinker, in one place.  Kbuild tells which: a symbol
  * missing from the target's Module.symvers is not exported there
  * (SFRAME_NO_<SYMBOL>).
  */
@@ -14,6 +14,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 
 /*
  * Charge allocations to @memcg from here on; returns the one to restore.
@@ -124,6 +125,59 @@ static inline void sframe_hook_set_ip(struct sframe_hook_regs *r,
 				      unsigned long ip)
 {
 	sframe_hook_set_pc((SFRAME_HOOK_REGS *)r, ip);
+}
+
+typedef unsigned long (*sframe_shrink_fn)(struct shrinker *shrinker,
+					  struct shrink_control *sc);
+
+/*
+ * A registered shrinker calling @count and @scan, named @name where the
+ * kernel names them (6.0); NULL on failure.  From 6.7 the kernel allocates
+ * shrinkers (shrinker_alloc()), before it the caller does.
+ */
+static inline struct shrinker *sframe_shrinker_register(sframe_shrink_fn count,
+							sframe_shrink_fn scan,
+							const char *name)
+{
+	struct shrinker *s;
+
+#ifdef SFRAME_HAVE_SHRINKER_ALLOC
+	s = shrinker_alloc(0, "%s", name);
+#else
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+#endif
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+#ifdef SFRAME_HAVE_SHRINKER_ALLOC
+	shrinker_register(s);
+#elif defined(SFRAME_HAVE_SHRINKER_NAME)
+	if (register_shrinker(s, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+#else
+	if (register_shrinker(s)) {
+		kfree(s);
+		return NULL;
+	}
+#endif
+	return s;
+}
+
+/* Unregister and free what sframe_shrinker_register() gave; NULL: none. */
+static inline void sframe_shrinker_unregister(struct shrinker *s)
+{
+	if (!s)
+		return;
+#ifdef SFRAME_HAVE_SHRINKER_ALLOC
+	shrinker_free(s);
+#else
+	unregister_shrinker(s);
+	kfree(s);
+#endif
 }
 
 #endif /* _SFRAME_KCOMPAT_H */

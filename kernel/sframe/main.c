@@ -81,6 +81,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "forks_inherited", st->forks_inherited);
 	sframe_show(s, "files_refused", st->files_refused);
 	sframe_show(s, "files_reclaimed", st->files_reclaimed);
+	sframe_show(s, "files_shrunk", st->files_shrunk);
 	sframe_show(s, "sidecars_loaded", st->sidecars_loaded);
 	sframe_show(s, "sidecars_rejected", st->sidecars_rejected);
 	sframe_show(s, "sidecars_unloaded", st->sidecars_unloaded);
@@ -129,6 +130,7 @@ DEFINE_SHOW_ATTRIBUTE(sframe_files);
 /* After the hooks are gone and no walk can be running. */
 static void sframe_cache_exit(void)
 {
+	sframe_shrinker_exit();
 	sframe_maps_exit();
 	sframe_files_exit();
 	sframe_budget_exit();
@@ -140,7 +142,9 @@ static int __init sframe_unwind_init(void)
 
 	ret = sframe_files_init();
 	if (!ret) {
-		ret = sframe_step_cache_init();
+		ret = sframe_shrinker_init();
+		if (!ret)
+			ret = sframe_step_cache_init();
 		if (ret)
 			sframe_cache_exit();
 	}

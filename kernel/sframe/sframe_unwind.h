@@ -53,6 +53,7 @@ struct sframe_stats {
 	u64 map_alloc_failed;
 	u64 files_refused;		/* no entry: memory or a limit */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
+	u64 files_shrunk;		/* idle ones freed under memory pressure */
 	u64 sections_loaded;		/* sections validated and cached */
 	u64 files_without_sframe;
 	u64 rejected[SFRAME_NR_REASONS];
@@ -121,6 +122,11 @@ int sframe_files_init(void);
 void sframe_files_exit(void);
 long sframe_files_cached(void);
 long sframe_files_idle(void);
+unsigned long sframe_files_reclaim_oldest(unsigned long count);
+
+/* shrink.c */
+int sframe_shrinker_init(void);
+void sframe_shrinker_exit(void);
 char *sframe_path_dup(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 			     const u8 *build_id, u32 build_id_size,
