@@ -13,7 +13,8 @@
  * table or the watcher closes.  The queue is bounded (SFRAME_EVENTS_MAX);
  * past it records are dropped, counted, and the reader's next read()
  * starts with SFRAME_EVENT_OVERFLOW, after which it must look at what is
- * mapped itself.  The watcher's descriptor holds the module.
+ * mapped itself.  The watcher's descriptor holds the module, and reads
+ * only for the user that opened it.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -159,12 +160,31 @@ static int sframe_events_read_one(char __user *buf)
 	return 0;
 }
 
+/*
+ * Is the current task the watcher @file was given to: the same effective
+ * uid in the same user namespace?  A record hands out a descriptor to a
+ * file anyone may have mapped, so a watcher descriptor that leaks (passed
+ * on, or kept by a program that then drops privileges) gives nothing to
+ * another user.
+ */
+static bool sframe_events_reader_ok(const struct file *file)
+{
+	const struct cred *cred = current_cred();
+
+	return cred->user_ns == file->f_cred->user_ns &&
+	       uid_eq(cred->euid, file->f_cred->euid);
+}
+
 static ssize_t sframe_events_read(struct file *file, char __user *buf,
 				  size_t count, loff_t *pos)
 {
 	size_t done = 0;
 	int ret = 0;
 
+	if (!sframe_events_reader_ok(file)) {
+		sframe_count(events_reads_refused);
+		return -EPERM;
+	}
 	if (count < sizeof(struct sframe_event))
 		return -EINVAL;
 	while (count - done >= sizeof(struct sframe_event)) {

@@ -89,6 +89,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "events_pending: %ld\n", sframe_events_queued());
 	sframe_show(s, "events_queued", st->events_queued);
 	sframe_show(s, "events_dropped", st->events_dropped);
+	sframe_show(s, "events_reads_refused", st->events_reads_refused);
 	sframe_show(s, "samples", st->samples);
 	sframe_show(s, "frames_sframe", st->frames_sframe);
 	sframe_show(s, "frames_cached", st->frames_cached);

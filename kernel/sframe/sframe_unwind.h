@@ -54,6 +54,7 @@ struct sframe_stats {
 	u64 files_refused;		/* no entry: memory or a limit */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
 	u64 files_shrunk;		/* idle ones freed under memory pressure */
+	u64 events_reads_refused;	/* a watcher read by another user */
 	u64 sections_loaded;		/* sections validated and cached */
 	u64 files_without_sframe;
 	u64 rejected[SFRAME_NR_REASONS];
