@@ -74,7 +74,7 @@ struct sframe_sidecar_unload {
  * SFRAME_SIDECAR_FILL); fd is a new read-only, close-on-exec descriptor
  * for it, which the reader closes.
  * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
- * bounded): look at what is mapped instead.  Files on filesystems whose
+ * bounded): ask for what is mapped instead (SFRAME_IOC_REPORT_MAPPED).  Files on filesystems whose
  * reads a user could make hang (FUSE, network) are not reported.
  */
 #define SFRAME_EVENT_NEED_SIDECAR	1
@@ -103,5 +103,20 @@ struct sframe_event {
  * told it lost.
  */
 #define SFRAME_IOC_HAS_SIDECAR	_IOW(SFRAME_IOC_MAGIC, 4, __s32)
+
+/*
+ * SFRAME_IOC_REPORT_MAPPED, on the watcher's descriptor: queue a
+ * SFRAME_EVENT_NEED_SIDECAR record for every file that processes map
+ * executable now and that such a record is for (no sidecar; no SFrame,
+ * or its own), once per file and sweep.  The argument is 0 to start a
+ * new sweep, SFRAME_REPORT_CONTINUE to go on with the last one.  Records
+ * go only into the room the queue has, so a sweep never overflows it:
+ * 0 when the sweep is done, 1 when the queue filled first (read what it
+ * holds, then ask again with SFRAME_REPORT_CONTINUE).  How the service
+ * learns what ran before it watched, or what an overflow lost, without
+ * opening other processes' /proc/PID/map_files.
+ */
+#define SFRAME_REPORT_CONTINUE	0x1
+#define SFRAME_IOC_REPORT_MAPPED	_IO(SFRAME_IOC_MAGIC, 5)
 
 #endif /* _SFRAME_IOCTL_H */
