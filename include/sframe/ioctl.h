@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The sidecar interface of sframe_unwind: /dev/sframe_unwind.  Root
- * (CAP_SYS_ADMIN) hands the module an SFrame section for an ELF file that
- * has none (or a better one); the module validates it like an embedded
- * section and uses it for every mapping of that file, present and future,
- * until it is unloaded or the file changes.  Reading the device lists the
- * sidecars loaded.  Others get -EPERM.
+ * The sidecar interface of sframe_unwind: /dev/sframe_unwind.  Whoever
+ * opened it for writing (root, or the sidecar service through the
+ * device's group: Documentation/design.rst, "Privileges") hands the
+ * module an SFrame section for an ELF file that has none (or a better
+ * one); the module validates it like an embedded section and uses it for
+ * every mapping of that file, present and future, until it is unloaded or
+ * the file changes.  Reading the device lists the sidecars loaded.  The
+ * ioctls on a descriptor opened without write access get -EPERM.
  *
  * The module binds a sidecar to the file the descriptor names (the real
  * inode where the path is on an overlay), and with SFRAME_SIDECAR_BUILD_ID
