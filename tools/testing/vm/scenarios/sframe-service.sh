@@ -3,11 +3,13 @@
 # The nosframe deep build (no SFrame, no frame pointers), its libdeepso.so,
 # libc and ld.so get sidecars when first mapped after the service started
 # (the module reports them); every pattern must then unwind to main.  A
-# restart finds what is mapped by scanning, takes it from the on-disk
-# cache and generates nothing.  A file not root's gets nothing.  An
-# unprivileged user's flood of new files while the service is stopped
-# overflows the bounded report queue: reports are dropped and counted, the
-# service rescans, and a root program mapped afterwards is still served.
+# restart finds what is mapped by asking the module
+# (SFRAME_IOC_REPORT_MAPPED), takes it from the on-disk cache and
+# generates nothing.  A file not root's gets nothing.  An unprivileged
+# user's flood of new files while the service is stopped overflows the
+# bounded report queue: reports are dropped and counted, the service asks
+# the module again for what is mapped, and a root program mapped
+# afterwards is still served.
 # The watcher's descriptor holds the module until the service ends.
 # sframectl status shows the service's view throughout: not running, then
 # as many sidecars covered as the module counts loaded, the failure of a
@@ -225,8 +227,8 @@ else
 	result fail "flood: $pending reports queued, $dropped dropped; want <= 256 and some dropped"
 fi
 kill -CONT $serve_pid
-if wait_text /tmp/restart.log "reports lost; scanning" 60; then
-	result ok "flood: the service heard of the loss and rescanned"
+if wait_text /tmp/restart.log "reports lost; asking the module" 60; then
+	result ok "flood: the service heard of the loss and asked the module again"
 else
 	result fail "flood: the service did not report the loss"
 fi
@@ -268,11 +270,11 @@ serve released || { unload_module sframe_unwind; exit 1; }
 cached=$(from_cache released)
 kill $other
 wait $other
-if grep -q "mapped at start: .*, 1 loaded by hand" /tmp/released.log; then
-	result ok "released: the scan left the sidecar loaded by hand in place"
+if grep -q "mapped at start: .*, 0 loaded by hand" /tmp/released.log; then
+	result ok "released: the module's sweep did not report $OTHER, which has a sidecar"
 else
 	cat /tmp/released.log
-	result fail "released: the scan did not count $OTHER as loaded by hand"
+	result fail "released: the sweep reported $OTHER, which has a sidecar loaded by hand"
 fi
 $W dlopen 60 > /dev/null &
 holder=$!
