@@ -38,6 +38,7 @@ packages="
 	qemu-system-x86
 	rsync
 	sparse
+	systemd
 	xz-utils
 	zstd
 "

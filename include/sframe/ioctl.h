@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The sidecar interface of sframe_unwind: /dev/sframe_unwind.  Root
- * (CAP_SYS_ADMIN) hands the module an SFrame section for an ELF file that
- * has none (or a better one); the module validates it like an embedded
- * section and uses it for every mapping of that file, present and future,
- * until it is unloaded or the file changes.  Reading the device lists the
- * sidecars loaded.  Others get -EPERM.
+ * The sidecar interface of sframe_unwind: /dev/sframe_unwind.  Whoever
+ * opened it for writing (root, or the sidecar service through the
+ * device's group: Documentation/design.rst, "Privileges") hands the
+ * module an SFrame section for an ELF file that has none (or a better
+ * one); the module validates it like an embedded section and uses it for
+ * every mapping of that file, present and future, until it is unloaded or
+ * the file changes.  Reading the device lists the sidecars loaded.  The
+ * ioctls on a descriptor opened without write access get -EPERM.
  *
  * The module binds a sidecar to the file the descriptor names (the real
  * inode where the path is on an overlay), and with SFRAME_SIDECAR_BUILD_ID
@@ -74,7 +76,7 @@ struct sframe_sidecar_unload {
  * SFRAME_SIDECAR_FILL); fd is a new read-only, close-on-exec descriptor
  * for it, which the reader closes.
  * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
- * bounded): look at what is mapped instead.  Files on filesystems whose
+ * bounded): ask for what is mapped instead (SFRAME_IOC_REPORT_MAPPED).  Files on filesystems whose
  * reads a user could make hang (FUSE, network) are not reported.
  */
 #define SFRAME_EVENT_NEED_SIDECAR	1
@@ -103,5 +105,20 @@ struct sframe_event {
  * told it lost.
  */
 #define SFRAME_IOC_HAS_SIDECAR	_IOW(SFRAME_IOC_MAGIC, 4, __s32)
+
+/*
+ * SFRAME_IOC_REPORT_MAPPED, on the watcher's descriptor: queue a
+ * SFRAME_EVENT_NEED_SIDECAR record for every file that processes map
+ * executable now and that such a record is for (no sidecar; no SFrame,
+ * or its own), once per file and sweep.  The argument is 0 to start a
+ * new sweep, SFRAME_REPORT_CONTINUE to go on with the last one.  Records
+ * go only into the room the queue has, so a sweep never overflows it:
+ * 0 when the sweep is done, 1 when the queue filled first (read what it
+ * holds, then ask again with SFRAME_REPORT_CONTINUE).  How the service
+ * learns what ran before it watched, or what an overflow lost, without
+ * opening other processes' /proc/PID/map_files.
+ */
+#define SFRAME_REPORT_CONTINUE	0x1
+#define SFRAME_IOC_REPORT_MAPPED	_IO(SFRAME_IOC_MAGIC, 5)
 
 #endif /* _SFRAME_IOCTL_H */

@@ -129,6 +129,7 @@ struct sframe_file {
 	bool reportable;
 	u32 report_flags;
 	unsigned int reported_gen;
+	unsigned int swept;		/* the last sweep that reported it */
 	char *path;
 	struct sframe_charge charge;	/* this struct and the path */
 	struct list_head idle;		/* on the idle list: no user left */
@@ -150,6 +151,7 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
 void sframe_file_mapped(struct sframe_file *sf, struct file *file);
+int sframe_file_sweep(struct file *file, unsigned int sweep);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_sec **fill,
 					 const struct sframe_object **obj);

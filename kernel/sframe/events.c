@@ -3,10 +3,13 @@
  * The events a sidecar service reads: "this executable file was mapped
  * and has no SFrame" (or "has SFrame of its own", which may not cover all
  * of its code).  One watcher at a time (SFRAME_IOC_WATCH on
- * /dev/sframe_unwind, root only) gets a descriptor; read() returns
+ * /dev/sframe_unwind, opened for writing) gets a descriptor; read() returns
  * struct sframe_event records, each carrying a new read-only descriptor
  * for the file, opened by the module when it read the file, so the
  * service never trusts a path.  Without a watcher nothing is queued.
+ * SFRAME_IOC_REPORT_MAPPED on that descriptor sweeps what is mapped now
+ * into the same queue, only as far as it has room (maps.c walks the
+ * processes, files.c picks the files).
  *
  * Lifetimes: a queued record holds a reference to its struct file (and
  * so to the file's mount) until read() hands it to the reader's file
@@ -21,6 +24,7 @@
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -48,19 +52,19 @@ static unsigned int sframe_events_gen;
 static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
 
 /*
- * @file, opened by the module to read it, is an executable ELF object
- * with no SFrame (or, by @flags, with its own): queue it for the watcher,
- * if there is one.  Process context; takes its own reference.  The
- * watcher's generation (sframe_events_current()) it went to, or 0 if
- * none watches; a report dropped for a full queue still went to it, as
- * the overflow record it gets instead tells it to look for itself.
+ * Queue @file for the watcher, if there is one.  Without room (or
+ * memory) the record is dropped and counted when @may_drop, else it is
+ * not queued: -ENOSPC (-ENOMEM).  *@gen: the watcher's generation
+ * (sframe_events_current()) it went to, or 0 if none watches.
  */
-unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
+static int sframe_events_add(struct file *file, u32 flags, bool may_drop,
+			     unsigned int *gen)
 {
 	struct sframe_event_item *e;
-	unsigned int gen = 0;
 	bool queued = false;
+	int ret;
 
+	*gen = 0;
 	if (!READ_ONCE(sframe_events_watched))
 		return 0;
 	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
@@ -72,20 +76,48 @@ unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
 		list_add_tail(&e->node, &sframe_events);
 		sframe_events_nr++;
 		queued = true;
-	} else if (sframe_events_watched) {
+	} else if (sframe_events_watched && may_drop) {
 		sframe_events_lost++;
 	}
 	if (sframe_events_watched)
-		gen = sframe_events_gen;
+		*gen = sframe_events_gen;
 	spin_unlock(&sframe_events_lock);
 	if (queued) {
 		sframe_count(events_queued);
 		wake_up_interruptible(&sframe_events_wait);
-	} else {
-		kfree(e);
-		sframe_count(events_dropped);
+		return 0;
 	}
+	ret = e ? -ENOSPC : -ENOMEM;
+	kfree(e);
+	if (!may_drop)
+		return ret;
+	sframe_count(events_dropped);
+	return 0;
+}
+
+/*
+ * @file, opened by the module to read it, is an executable ELF object
+ * with no SFrame (or, by @flags, with its own): queue it for the watcher,
+ * if there is one.  Process context; takes its own reference.  The
+ * watcher's generation it went to, or 0 if none watches; a report
+ * dropped for a full queue still went to it, as the overflow record it
+ * gets instead tells it to ask for what is mapped.
+ */
+unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
+{
+	unsigned int gen;
+
+	sframe_events_add(file, flags, true, &gen);
 	return gen;
+}
+
+/*
+ * The same for a sweep, which never drops: 0 and the watcher's
+ * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.
+ */
+int sframe_events_offer(struct file *file, u32 flags, unsigned int *gen)
+{
+	return sframe_events_add(file, flags, false, gen);
 }
 
 static bool sframe_events_ready(void)
@@ -227,10 +259,38 @@ static int sframe_events_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * SFRAME_IOC_REPORT_MAPPED: one sweep at a time; each has its number,
+ * which marks the files it reported (never 0: unmarked).
+ */
+static long sframe_events_ioctl(struct file *file, unsigned int cmd,
+				unsigned long arg)
+{
+	static DEFINE_MUTEX(sweep_lock);
+	static unsigned int sweep;
+	long ret;
+
+	if (cmd != SFRAME_IOC_REPORT_MAPPED)
+		return -ENOTTY;
+	if (arg & ~SFRAME_REPORT_CONTINUE)
+		return -EINVAL;
+	if (mutex_lock_killable(&sweep_lock))
+		return -EINTR;
+	if (!(arg & SFRAME_REPORT_CONTINUE) || !sweep) {
+		if (!++sweep)
+			sweep = 1;
+	}
+	ret = sframe_mms_sweep(sweep);
+	mutex_unlock(&sweep_lock);
+	return ret;
+}
+
 static const struct file_operations sframe_events_fops = {
 	.owner = THIS_MODULE,
 	.read = sframe_events_read,
 	.poll = sframe_events_poll,
+	.unlocked_ioctl = sframe_events_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 	.release = sframe_events_release,
 	.llseek = noop_llseek,
 };

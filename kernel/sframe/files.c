@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The file entries: one per file (its real inode), holding what a read of
- * it found and the sidecar root gave it, shared by every mapping of it,
+ * it found and the sidecar supplied for it, shared by every mapping of it,
  * alive while a map, a pinned sidecar or a load holds it, then idle for
  * idle_seconds (so that the next exec of a program finds its section
  * read) unless the budget needs the memory first; a sidecar loaded only
@@ -300,6 +300,49 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file)
 }
 
 /*
+ * Sweep @sweep found @file mapped: report it, if its read found something
+ * to report, it has no sidecar and this sweep has not reported it yet.
+ * 0; -ENOSPC when the queue has no room, or -ENOMEM: it stays
+ * unreported, for the sweep's next call or the next sweep.  Process
+ * context, no lock held.
+ */
+int sframe_file_sweep(struct file *file, unsigned int sweep)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	struct file *own;
+	unsigned int gen;
+	u32 flags;
+	int ret;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (!sf || !sf->reportable || sf->loading || sf->swept == sweep ||
+	    rcu_access_pointer(sf->sidecar)) {
+		spin_unlock(&sframe_files_lock);
+		return 0;
+	}
+	/* An idle entry hands over the list's reference. */
+	if (!sframe_file_unidle(sf))
+		refcount_inc(&sf->ref);
+	flags = sf->report_flags;
+	spin_unlock(&sframe_files_lock);
+	own = sframe_load_report_file(file);
+	ret = own ? sframe_events_offer(own, flags, &gen) : 0;
+	if (own && !ret) {
+		sframe_count(sweep_reports);
+		spin_lock(&sframe_files_lock);
+		sf->swept = sweep;
+		sf->reported_gen = gen;	/* a mapping need not report it again */
+		spin_unlock(&sframe_files_lock);
+	}
+	if (own)
+		fput(own);
+	sframe_file_put(sf);
+	return ret;
+}
+
+/*
  * Queue a read of @sf through @file, charged to @owner and to @mm's
  * memory cgroup.
  */
@@ -430,8 +473,9 @@ const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 
 /*
  * @sf's object: the one a queued load publishes (waited for), else read
- * now in the caller's context.  For the sidecar ioctl: root's process,
- * which may wait; a load never waits on a filesystem a user controls.
+ * now in the caller's context.  For the sidecar ioctl: the supplier's
+ * process, which may wait; a load never waits on a filesystem a user
+ * controls.
  */
 static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 						      struct file *file,

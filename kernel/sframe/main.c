@@ -90,6 +90,8 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "events_queued", st->events_queued);
 	sframe_show(s, "events_dropped", st->events_dropped);
 	sframe_show(s, "events_reads_refused", st->events_reads_refused);
+	sframe_show(s, "sweep_reports", st->sweep_reports);
+	sframe_show(s, "sweep_mms_busy", st->sweep_mms_busy);
 	sframe_show(s, "samples", st->samples);
 	sframe_show(s, "frames_sframe", st->frames_sframe);
 	sframe_show(s, "frames_cached", st->frames_cached);

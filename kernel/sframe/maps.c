@@ -6,6 +6,7 @@
  * read by walks under RCU in any context, NMI included.
  * Documentation/design.rst has the rules.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -24,6 +25,7 @@
 
 #define SFRAME_MM_HASH_BITS	9
 #define SFRAME_MAX_RANGES	4096	/* executable file VMAs kept per mm */
+#define SFRAME_SWEEP_LOCK_TRIES	5	/* a sweep's tries of a busy mmap_lock */
 
 struct sframe_range {
 	u64 start;
@@ -480,10 +482,14 @@ void sframe_mm_exit(struct mm_struct *mm)
 
 /* ---- the rescan ---- */
 
-/* The executable file VMAs of @mm overlapping @win, files referenced. */
-static int sframe_mm_snapshot(struct mm_struct *mm,
-			      const struct sframe_window *win,
-			      struct sframe_vma_snap **out, unsigned int *nr)
+/*
+ * The executable file VMAs of @mm overlapping @win, files referenced;
+ * the caller holds @mm's mmap_lock.
+ */
+static int sframe_mm_snapshot_locked(struct mm_struct *mm,
+				     const struct sframe_window *win,
+				     struct sframe_vma_snap **out,
+				     unsigned int *nr)
 {
 	struct sframe_vma_snap *v = NULL, *bigger;
 	unsigned int n = 0, cap = 0;
@@ -492,7 +498,6 @@ static int sframe_mm_snapshot(struct mm_struct *mm,
 
 	SFRAME_VMA_ITER(vmi, mm, win->start);
 
-	mmap_read_lock(mm);
 	sframe_for_each_vma_range(vmi, vma, win->end) {
 		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 			continue;
@@ -514,9 +519,20 @@ static int sframe_mm_snapshot(struct mm_struct *mm,
 			.pgoff = vma->vm_pgoff, .file = get_file(vma->vm_file),
 		};
 	}
-	mmap_read_unlock(mm);
 	*out = v;
 	*nr = n;
+	return ret;
+}
+
+static int sframe_mm_snapshot(struct mm_struct *mm,
+			      const struct sframe_window *win,
+			      struct sframe_vma_snap **out, unsigned int *nr)
+{
+	int ret;
+
+	mmap_read_lock(mm);
+	ret = sframe_mm_snapshot_locked(mm, win, out, nr);
+	mmap_read_unlock(mm);
 	return ret;
 }
 
@@ -677,6 +693,80 @@ void sframe_mm_scan_tasks(void)
 		put_task_struct(tasks[i]);
 	}
 	kvfree(tasks);
+}
+
+/* ---- the watcher's sweep (SFRAME_IOC_REPORT_MAPPED) ---- */
+
+/*
+ * Offer every executable file @m's process maps now to
+ * sframe_file_sweep(): 0, or 1 once the report queue is full.  A process
+ * whose mmap_lock stays taken (a user can hold his own for long) is
+ * passed over, counted: what it maps is reported when it maps it again,
+ * or found mapped by another process.
+ */
+static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
+{
+	struct sframe_window all = { 0, TASK_SIZE_MAX };
+	struct sframe_vma_snap *v = NULL;
+	unsigned int nv = 0, i, tries = 0;
+	int ret = 0;
+
+	if (READ_ONCE(m->dead) || !mmget_not_zero(m->mm))
+		return 0;
+	while (!mmap_read_trylock(m->mm)) {
+		if (++tries > SFRAME_SWEEP_LOCK_TRIES) {
+			sframe_count(sweep_mms_busy);
+			mmput(m->mm);
+			return 0;
+		}
+		usleep_range(1000, 2000);
+	}
+	if (sframe_mm_snapshot_locked(m->mm, &all, &v, &nv))
+		sframe_count(map_alloc_failed);	/* what it got is swept */
+	mmap_read_unlock(m->mm);
+	mmput(m->mm);
+	for (i = 0; i < nv; i++) {
+		if (!ret && sframe_file_sweep(v[i].file, sweep) == -ENOSPC)
+			ret = 1;
+		fput(v[i].file);
+	}
+	kfree(v);
+	return ret;
+}
+
+/*
+ * One call of sweep @sweep over every process tracked now: 0 when each
+ * file was offered, 1 when the queue filled first, -EINTR on a fatal
+ * signal.  Processes that come meanwhile report their own mappings.
+ */
+int sframe_mms_sweep(unsigned int sweep)
+{
+	unsigned long cap = atomic_long_read(&sframe_nr_mms) + 16;
+	struct sframe_mm **mms, *m;
+	unsigned int bkt, n = 0, i;
+	int ret = 0;
+
+	mms = kvmalloc_array(cap, sizeof(*mms), GFP_KERNEL);
+	if (!mms)
+		return -ENOMEM;
+	spin_lock(&sframe_mms_lock);
+	hash_for_each(sframe_mms, bkt, m, node) {
+		if (n == cap)
+			break;
+		refcount_inc(&m->ref);
+		mms[n++] = m;
+	}
+	spin_unlock(&sframe_mms_lock);
+	for (i = 0; i < n; i++) {
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+		if (!ret)
+			ret = sframe_mm_sweep(mms[i], sweep);
+		sframe_mm_put(mms[i]);
+		cond_resched();
+	}
+	kvfree(mms);
+	return ret;
 }
 
 /* ---- debugfs ---- */

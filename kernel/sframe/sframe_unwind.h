@@ -62,6 +62,8 @@ struct sframe_stats {
 	u64 sidecars_loaded;
 	u64 events_queued;		/* files reported to the sidecar service */
 	u64 events_dropped;		/* not reported: queue full, no memory */
+	u64 sweep_reports;		/* of them, by SFRAME_IOC_REPORT_MAPPED */
+	u64 sweep_mms_busy;		/* passed over: mmap_lock held */
 	u64 sidecars_rejected;
 	u64 sidecars_unloaded;
 	u64 sidecars_released;		/* while-mapped ones, with their entry */
@@ -112,6 +114,7 @@ void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 void sframe_mm_forked(struct task_struct *child);
 void sframe_mm_exit(struct mm_struct *mm);
 void sframe_mm_scan_tasks(void);
+int sframe_mms_sweep(unsigned int sweep);
 void sframe_maps_exit(void);
 long sframe_mms_tracked(void);
 int sframe_cache_show_maps(struct seq_file *m);
@@ -147,6 +150,7 @@ void sframe_sidecar_exit(void);
 
 /* events.c */
 unsigned int sframe_events_need_sidecar(struct file *file, u32 flags);
+int sframe_events_offer(struct file *file, u32 flags, unsigned int *gen);
 unsigned int sframe_events_current(void);
 int sframe_events_watch(void);
 long sframe_events_queued(void);

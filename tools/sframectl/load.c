@@ -42,7 +42,7 @@ static void sidecar_free(struct sidecar *sc)
 
 int sframe_open_device(void)
 {
-	int fd = open(SFRAME_DEVICE, O_RDONLY | O_CLOEXEC);
+	int fd = open(SFRAME_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd >= 0)
 		return fd;
@@ -50,7 +50,7 @@ int sframe_open_device(void)
 		fprintf(stderr, "sframectl: %s: not present (is sframe_unwind loaded?)\n",
 			SFRAME_DEVICE);
 	else if (errno == EPERM || errno == EACCES)
-		fprintf(stderr, "sframectl: %s: %s: sidecars need CAP_SYS_ADMIN\n",
+		fprintf(stderr, "sframectl: %s: %s: sidecars need write access to it (root, or its group)\n",
 			SFRAME_DEVICE, strerror(errno));
 	else
 		fprintf(stderr, "sframectl: %s: %s\n", SFRAME_DEVICE,

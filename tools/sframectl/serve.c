@@ -1,28 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframectl serve: keep sframe_unwind supplied with sidecars, with no
- * command from anyone.  At start, every executable object mapped by a
- * running process; afterwards, every one the module reports mapped
- * without SFrame (SFRAME_IOC_WATCH; include/sframe/ioctl.h).  Each is
- * read through a descriptor the kernel opened (a report's, or
- * /proc/PID/map_files), never a path; its sidecar is generated once and
+ * command from anyone.  Every executable object the module reports
+ * mapped without SFrame (SFRAME_IOC_WATCH; include/sframe/ioctl.h): at
+ * start, and after reports were lost, those it finds mapped when asked
+ * (SFRAME_IOC_REPORT_MAPPED); in between, each as it is first mapped.
+ * Each is read through a descriptor the kernel opened, never a path, so
+ * the service needs no right to other processes: its user's write access
+ * to the device is all (design.rst, "Privileges").  Its sidecar is generated once and
  * kept in the cache directory under its build ID, so a restart or a
  * second machine with the same files generates nothing again.  The
  * module keeps a sidecar of ours only while its file is mapped
  * (SFRAME_SIDECAR_WHILE_MAPPED) and reports the file again when it is
  * next mapped: it is then loaded again from the cache.
  *
- * The service runs as root and reads files others may have written, so
- * by default it supplies only files owned by root and writable by no one
- * else (--all-owners: any), and it never opens a file on a filesystem a
- * user could make hang (FUSE, network): the kernel does not report those
- * and the scan at start skips them.
+ * The service reads files others may have written, so by default it
+ * supplies only files owned by root and writable by no one else
+ * (--all-owners: any); the kernel does not report files on a filesystem
+ * a user could make hang (FUSE, network).
  *
  * What it has done is published for sframectl status in its runtime
  * directory (serve_status.c), rewritten after each object and batch.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,7 +35,6 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <sframe/ioctl.h>
 #include "sframectl.h"
@@ -49,14 +48,7 @@ struct serve_seen {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	unsigned int scan;		/* the scan that last handled it */
 	bool no_sidecar;		/* none from us: own SFrame, failed */
-};
-
-/* Filesystems whose reads come from a local device or memory. */
-static const char * const serve_local_fs[] = {
-	"ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "jfs", "squashfs",
-	"erofs", "vfat", "iso9660", "tmpfs", "ramfs", "rootfs",
 };
 
 struct serve {
@@ -70,9 +62,7 @@ struct serve {
 	bool publish_failed;		/* said once */
 	struct serve_seen *seen;
 	size_t nr_seen, cap_seen;
-	unsigned int scan;		/* scans of every process so far */
-	dev_t *local;			/* devices of local filesystems */
-	size_t nr_local;
+	bool lost;			/* reports were lost: sweep */
 	struct sframe_serve_state st;
 };
 
@@ -226,12 +216,6 @@ static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
 	snprintf(path + n, size - n, fill ? ".fill.sframe" : ".sframe");
 }
 
-/* Does the module have a sidecar for the file open at @fd now? */
-static bool serve_has_sidecar(const struct serve *s, int fd)
-{
-	return ioctl(s->dev, SFRAME_IOC_HAS_SIDECAR, &fd) > 0;
-}
-
 /* Tell sframectl status what we are doing and have done. */
 static void serve_publish(struct serve *s, const char *doing)
 {
@@ -260,14 +244,12 @@ static void serve_unpublish(struct serve *s)
 }
 
 /*
- * Supply the object open at @fd, unless it is not ours to do or is known
- * to need nothing from us.  One the module @reported has no sidecar now
- * (never had one, or it was released with the file's entry): it is
- * supplied again, from the cache.  A scan supplies each file once, and
- * one supplied before only if the module no longer has its sidecar (the
- * report of its mapping since may have been lost).
+ * Supply the object the module reported open at @fd, unless it is not
+ * ours to do or is known to need nothing from us.  A report says it has
+ * no sidecar now (never had one, or it was released with the file's
+ * entry): one supplied before is supplied again, from the cache.
  */
-static void serve_file(struct serve *s, int fd, bool reported)
+static void serve_file(struct serve *s, int fd)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX], path[PATH_MAX];
 	struct sframe_input obj;
@@ -287,12 +269,6 @@ static void serve_file(struct serve *s, int fd, bool reported)
 	seen = serve_remember(s, &st, &first);
 	if (!seen || (!first && seen->no_sidecar))
 		return;
-	if (!first && !reported &&
-	    (seen->scan == s->scan || serve_has_sidecar(s, fd))) {
-		seen->scan = s->scan;
-		return;
-	}
-	seen->scan = s->scan;
 	/* What fails before the hand-over is logged once, not tried again. */
 	seen->no_sidecar = true;
 	serve_fd_name(fd, name, sizeof(name));
@@ -343,104 +319,6 @@ published:
 	serve_publish(s, s->st.doing);
 }
 
-/* Learn the devices of local filesystems from /proc/self/mountinfo. */
-static void serve_learn_mounts(struct serve *s)
-{
-	unsigned int major, minor, i;
-	size_t cap = 0, len = 0;
-	char *line = NULL, *fs;
-	dev_t *grown;
-	FILE *f;
-
-	s->nr_local = 0;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return;
-	while (getline(&line, &len, f) > 0) {
-		fs = strstr(line, " - ");
-		if (!fs || sscanf(line, "%*u %*u %u:%u", &major, &minor) != 2)
-			continue;
-		fs += 3;
-		fs[strcspn(fs, " ")] = '\0';
-		for (i = 0; i < sizeof(serve_local_fs) / sizeof(*serve_local_fs); i++)
-			if (!strcmp(fs, serve_local_fs[i]))
-				break;
-		if (i == sizeof(serve_local_fs) / sizeof(*serve_local_fs))
-			continue;
-		if (s->nr_local == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = reallocarray(s->local, cap, sizeof(*grown));
-			if (!grown)
-				break;
-			s->local = grown;
-		}
-		s->local[s->nr_local++] = makedev(major, minor);
-	}
-	free(line);
-	fclose(f);
-}
-
-static bool serve_is_local(const struct serve *s, dev_t dev)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_local; i++)
-		if (s->local[i] == dev)
-			return true;
-	return false;
-}
-
-/* Every executable file mapping of process @pid. */
-static void serve_process(struct serve *s, const char *pid)
-{
-	unsigned long start, end, ino;
-	unsigned int major, minor;
-	size_t len = 0;
-	char *line = NULL, perms[5], path[320];
-	FILE *f;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;			/* gone meanwhile */
-	while (!serve_stopping(s) && getline(&line, &len, f) > 0) {
-		if (sscanf(line, "%lx-%lx %4s %*x %x:%x %lu", &start, &end,
-			   perms, &major, &minor, &ino) != 6 ||
-		    perms[2] != 'x' || !ino ||
-		    !serve_is_local(s, makedev(major, minor)))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/map_files/%lx-%lx", pid,
-			 start, end);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			continue;	/* unmapped meanwhile */
-		serve_file(s, fd, false);
-		close(fd);
-	}
-	free(line);
-	fclose(f);
-}
-
-/* Every object mapped now: at start, and when reports were lost. */
-static void serve_scan(struct serve *s)
-{
-	struct dirent *d;
-	DIR *proc;
-
-	s->scan++;
-	serve_learn_mounts(s);
-	proc = opendir("/proc");
-	if (!proc) {
-		fprintf(stderr, "sframectl: serve: /proc: %s\n", strerror(errno));
-		return;
-	}
-	while (!serve_stopping(s) && (d = readdir(proc)))
-		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			serve_process(s, d->d_name);
-	closedir(proc);
-}
-
 static void serve_report(const struct serve *s, const char *when)
 {
 	printf("sframectl serve: %s: %u sidecars generated, %u from the cache, %u objects with SFrame of their own, %u of them with gaps filled, %u not root's, %u failed, %u loaded by hand\n",
@@ -449,8 +327,12 @@ static void serve_report(const struct serve *s, const char *when)
 	       s->st.by_hand);
 }
 
-/* Read and act on the module's reports; false when the service must end. */
-static bool serve_events(struct serve *s)
+/*
+ * Read the module's reports waiting (one batch) and act on them: how
+ * many there were, 0 if none waited, -1 when the service must end.  Lost
+ * reports set s->lost: the caller sweeps.
+ */
+static int serve_drain(struct serve *s)
 {
 	struct sframe_event ev[SERVE_EVENTS];
 	ssize_t n;
@@ -458,27 +340,63 @@ static bool serve_events(struct serve *s)
 
 	n = read(s->watch, ev, sizeof(ev));
 	if (n < 0)
-		return errno == EAGAIN || errno == EINTR;
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	if (n == 0)
-		return false;		/* never from the module */
+		return -1;		/* never from the module */
 	s->st.in_hand = n / sizeof(*ev);
 	serve_publish(s, "serving");
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
 		s->st.in_hand--;
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
-			serve_file(s, ev[i].fd, true);
+			serve_file(s, ev[i].fd);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
-			fprintf(stderr, "sframectl: serve: %llu reports lost; scanning every process\n",
+			fprintf(stderr, "sframectl: serve: %llu reports lost; asking the module for what is mapped\n",
 				(unsigned long long)ev[i].lost);
-			serve_publish(s, "scanning");
-			serve_scan(s);
-			s->st.doing = "serving";
+			s->lost = true;
 		}
 	}
 	serve_publish(s, "idle");
 	fflush(stdout);
-	return true;
+	return n / sizeof(*ev);
+}
+
+/*
+ * Ask the module for every object mapped now that needs a sidecar (at
+ * start, and again whenever reports were lost meanwhile), and serve its
+ * reports as they come.  A sweep fills the queue only as far as it has
+ * room, so it is drained and asked to go on until it is done.  0, or -1
+ * when the service must end (said).
+ */
+static int serve_sweep(struct serve *s)
+{
+	unsigned long how = 0;
+	int ret, n;
+
+	s->lost = false;
+	serve_publish(s, "scanning");
+	while (!serve_stopping(s)) {
+		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
+		if (ret < 0) {
+			fprintf(stderr, "sframectl: serve: %s: cannot ask for what is mapped: %s\n",
+				SFRAME_DEVICE, strerror(errno));
+			return -1;
+		}
+		while ((n = serve_drain(s)) > 0 && !serve_stopping(s))
+			;
+		if (n < 0)
+			return -1;
+		if (s->lost) {
+			how = 0;
+			s->lost = false;
+		} else if (ret) {
+			how = SFRAME_REPORT_CONTINUE;
+		} else {
+			break;
+		}
+	}
+	serve_publish(s, "idle");
+	return 0;
 }
 
 /* The cache or runtime directory: ours, and writable by no one else. */
@@ -531,9 +449,9 @@ int sframe_serve_command(int argc, char **argv)
 	s.dev = sframe_open_device();
 	if (s.dev < 0)
 		return EXIT_USAGE;
-	/* Watch first, then scan: a file mapped in between is reported. */
+	/* Watch first, then sweep: a file mapped in between is reported. */
 	s.watch = ioctl(s.dev, SFRAME_IOC_WATCH);
-	if (s.watch < 0) {
+	if (s.watch < 0 || fcntl(s.watch, F_SETFL, O_NONBLOCK)) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", SFRAME_DEVICE,
 			errno == EBUSY ? "another sframectl serve is running" :
 			strerror(errno));
@@ -553,8 +471,8 @@ int sframe_serve_command(int argc, char **argv)
 		fprintf(stderr, "sframectl: serve: signalfd: %s\n", strerror(errno));
 		goto out;
 	}
-	serve_scan(&s);
-	serve_publish(&s, "idle");
+	if (serve_sweep(&s))
+		goto out;
 	serve_report(&s, "mapped at start");
 	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
@@ -564,7 +482,8 @@ int sframe_serve_command(int argc, char **argv)
 		if ((n < 0 && errno != EINTR) || (n == 0 && once) ||
 		    (n > 0 && pfd[1].revents))
 			break;
-		if (n > 0 && pfd[0].revents && !serve_events(&s))
+		if (n > 0 && pfd[0].revents &&
+		    (serve_drain(&s) < 0 || (s.lost && serve_sweep(&s))))
 			break;
 	}
 	serve_report(&s, "at exit");
@@ -580,6 +499,5 @@ out:
 		close(s.watch);
 	close(s.dev);
 	free(s.seen);
-	free(s.local);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,11 +88,18 @@ long sframe_serve_clock(void)
 	return t.tv_sec;
 }
 
-/* Can we believe @st: ours or root's, and writable by no one else? */
+/*
+ * Can we believe @st: ours, root's or the service's user's (the unit's
+ * User=), and writable by no one else?
+ */
 static bool serve_trusted(const struct stat *st)
 {
-	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
-	       !(st->st_mode & 0022);
+	const struct passwd *pw = NULL;
+
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		pw = getpwnam(SFRAME_SERVICE_USER);
+	return (st->st_uid == 0 || st->st_uid == geteuid() ||
+		(pw && pw->pw_uid == st->st_uid)) && !(st->st_mode & 0022);
 }
 
 /*

@@ -152,6 +152,7 @@ struct sframe_serve_state {
 };
 
 #define SFRAME_RUN_DIR	"/run/sframe-unwind"
+#define SFRAME_SERVICE_USER	"sframe-unwind"	/* the unit's User= */
 
 long sframe_serve_clock(void);
 unsigned int sframe_serve_failed(const struct sframe_serve_state *st);

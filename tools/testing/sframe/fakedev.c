@@ -12,10 +12,12 @@
  *   FAKEDEV_REPLACE  ... and, right after the first, this file is renamed
  *                    over it: a file replaced between steps
  *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
+ *   FAKEDEV_MAPPED   the file that SFRAME_IOC_REPORT_MAPPED reports
  *
  * Opening the device opens /dev/null instead; other files are untouched.
- * SFRAME_IOC_WATCH gives a pipe that never has a report, so that
- * sframectl serve runs its scan and then waits until it is stopped.
+ * SFRAME_IOC_WATCH gives a pipe on which the only report is
+ * FAKEDEV_MAPPED's, once a sweep asks for what is mapped, so that
+ * sframectl serve serves it and then waits until it is stopped.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -36,6 +38,7 @@ typedef FILE *fopen_fn(const char *path, const char *how);
 typedef int ioctl_fn(int fd, unsigned long request, ...);
 
 static int fake_fd = -1;
+static int watch_fd = -1, watch_in = -1;	/* the pipe's two ends */
 static int replaced;
 
 /* Write to the files the test reads, past our own fopen(). */
@@ -182,7 +185,7 @@ static void save_data(const struct sframe_sidecar_load *arg)
 	fclose(f);
 }
 
-/* A watch descriptor on which no report ever comes. */
+/* A watch descriptor on which no report comes unless a sweep asks. */
 static int watch_reports(void)
 {
 	int p[2];
@@ -190,7 +193,27 @@ static int watch_reports(void)
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
 	log_line("watch\n");
-	return p[0];			/* p[1] stays open: no end of file */
+	watch_fd = p[0];
+	watch_in = p[1];		/* stays open: no end of file */
+	return p[0];
+}
+
+/* SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's report, the first time. */
+static int report_mapped(unsigned long how)
+{
+	const char *path = getenv("FAKEDEV_MAPPED");
+	struct sframe_event ev = {
+		.size = sizeof(ev), .type = SFRAME_EVENT_NEED_SIDECAR,
+	};
+	static int reported;
+
+	log_line("report-mapped %lu\n", how);
+	if (!path || reported++)
+		return 0;
+	ev.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ev.fd < 0 || write(watch_in, &ev, sizeof(ev)) != sizeof(ev))
+		log_line("report of %s failed: %s\n", path, strerror(errno));
+	return 0;
 }
 
 static int answer(void)
@@ -216,6 +239,8 @@ int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	if (fd >= 0 && fd == watch_fd && request == SFRAME_IOC_REPORT_MAPPED)
+		return report_mapped((unsigned long)arg);
 	if (fd < 0 || fd != fake_fd)
 		return real(fd, request, arg);
 	if (request == SFRAME_IOC_LOAD) {

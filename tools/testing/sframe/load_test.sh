@@ -9,6 +9,7 @@
 # sidecar was made for); the module's -ESTALE gets a message that says
 # what it means; --system --dry-run still works; --fill hands over what
 # an object's own section leaves out, and nothing when that is nothing.
+# serve asks for what is mapped once and serves what that reports.
 # status tells whether a service runs, and what serve published: as many
 # sidecars covered as it handed the device, as many generated as its
 # cache holds; a runtime directory others can write is not believed.
@@ -146,11 +147,12 @@ fake status --run-dir "$TMP/run"
 	grep -q "^kernel memory: unknown (/sys/kernel/debug/sframe_unwind/stats: " "$TMP/out"
 ok $? "status, no service: 'not running' (exit $st)"
 
-# 13. A service (the stand-in's watch never reports): once its scan is
-# done, status shows it, its PID, and counts that match what it did.
+# 13. A service: it asks what is mapped (the stand-in reports one object)
+# and serves that, through the descriptor the report carries; once done,
+# status shows it, its PID, and counts that match what it did.
 rm -f "$TMP/log"
-LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log "$SFRAMECTL" serve \
-	--cache "$TMP/cache" --run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_MAPPED=$A "$SFRAMECTL" serve \
+	--cache "$TMP/cache" --run-dir "$TMP/run" --all-owners >"$TMP/serve.out" 2>&1 &
 serve=$!
 for _ in $(seq 600); do
 	grep -q "mapped at start" "$TMP/serve.out" && break
@@ -160,6 +162,11 @@ done
 loads=$(grep -c '^load ' "$TMP/log")
 made=$(find "$TMP/cache" -name '*.sframe' | wc -l)
 failed=$(sed -n 's/.*, \([0-9]*\) failed, [0-9]* loaded by hand$/\1/p' "$TMP/serve.out")
+[ "$(grep -c '^report-mapped ' "$TMP/log")" = 1 ] &&
+	grep -qx 'report-mapped 0' "$TMP/log" && [ "$loads" = 1 ] &&
+	grep -q "^load $(file_id "$A") flags=5 " "$TMP/log"
+swept=$?
+[ $swept = 0 ] || cat "$TMP/log" >&2
 fake status --run-dir "$TMP/run"
 [ $st = 0 ] && grep -Eqx "service: running, pid $serve, up [0-9]+ s, idle" "$TMP/out" &&
 	grep -qx "service: objects covered: $loads (generated $made, from the cache $((loads - made)))" "$TMP/out" &&
@@ -168,6 +175,7 @@ fake status --run-dir "$TMP/run"
 r=$?
 [ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
 ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
+ok $swept "serve at start: one sweep asked for, the object it reported loaded through its descriptor"
 
 # 14. A runtime directory others can write: what is in it is not believed.
 chmod 0777 "$TMP/run"

@@ -260,14 +260,15 @@ sidecar_cycle()
 		/workloads/project/sframectl unload /workloads/nosframe/deep > /dev/null
 }
 
-# serve NAME [SECONDS]: start `sframectl serve --cache $CACHE` ($serve_pid),
-# its output in /tmp/NAME.log, and wait up to SECONDS (60) for its scan;
-# returns 1, the scenario failed, the log shown and the service ended,
-# when it does not end.
+# serve NAME [SECONDS]: start `sframectl serve --cache $CACHE` ($serve_pid;
+# run by $SERVE_AS, a command prefix, if set), its output in
+# /tmp/NAME.log, and wait up to SECONDS (60) for its scan; returns 1, the
+# scenario failed, the log shown and the service ended, when it does not
+# end.
 serve()
 {
 	mkdir -p /run			# for its runtime directory
-	/workloads/project/sframectl serve --cache "$CACHE" \
+	$SERVE_AS /workloads/project/sframectl serve --cache "$CACHE" \
 		> "/tmp/$1.log" 2>&1 &
 	serve_pid=$!
 	wait_text "/tmp/$1.log" "mapped at start" "${2:-60}" && return 0

@@ -3,12 +3,19 @@
 # The nosframe deep build (no SFrame, no frame pointers), its libdeepso.so,
 # libc and ld.so get sidecars when first mapped after the service started
 # (the module reports them); every pattern must then unwind to main.  A
-# restart finds what is mapped by scanning, takes it from the on-disk
-# cache and generates nothing.  A file not root's gets nothing.  An
-# unprivileged user's flood of new files while the service is stopped
-# overflows the bounded report queue: reports are dropped and counted, the
-# service rescans, and a root program mapped afterwards is still served.
+# restart finds what is mapped by asking the module
+# (SFRAME_IOC_REPORT_MAPPED), takes it from the on-disk cache and
+# generates nothing.  A file not root's gets nothing.  An unprivileged
+# user's flood of new files while the service is stopped overflows the
+# bounded report queue: reports are dropped and counted, the service asks
+# the module again for what is mapped, and a root program mapped
+# afterwards is still served.
 # The watcher's descriptor holds the module until the service ends.
+# After the first service (root's), each runs as the packaged unit runs
+# it: a user of its own whose one right is the device's group, given as
+# the package's udev rule gives it; with no capability it loads sidecars,
+# finds a running program's library through the module's sweep (its
+# reports counted), and a user outside the group cannot load a sidecar.
 # sframectl status shows the service's view throughout: not running, then
 # as many sidecars covered as the module counts loaded, the failure of a
 # program without .eh_frame under its reason, the reports the module
@@ -77,7 +84,25 @@ sidecar_bytes()
 	echo "${sb:-0}"
 }
 
+# The service's user and the device's group, as the packages make them.
+SERVICE_UID=991
+SERVICE_GID=990
+mkdir -p /etc
+grep -q "^sframe-unwind:" /etc/passwd 2> /dev/null ||
+	echo "sframe-unwind:x:$SERVICE_UID:$SERVICE_GID::/nonexistent:/bin/false" >> /etc/passwd
+
+# device_to_service: the udev rule's work (KERNEL=="sframe_unwind",
+# GROUP="sframe-unwind"), on the module's own mode, root's 0660.
+device_to_service()
+{
+	dev_mode=$(stat -c '%a %u %g' /dev/sframe_unwind)
+	[ "$dev_mode" = "660 0 0" ] ||
+		result fail "/dev/sframe_unwind: mode, owner, group $dev_mode; want 660 0 0"
+	chgrp $SERVICE_GID /dev/sframe_unwind
+}
+
 load_module sframe_unwind
+device_to_service
 mkdir -p /run			# the service's runtime directory goes there
 status_says "before the service" "service: not running"
 loaded0=$(stat_value sidecars_loaded)
@@ -165,8 +190,14 @@ stop_serve first
 	result fail "the first service generated $(generated first) sidecars, want >= 4"
 status_says "after SIGTERM" "service: not running"
 
-# A restart: what runs is found by the scan, from the cache.  A sidecar
-# of the service whose file no one mapped for idle_seconds is gone
+# From here the service is the unit's: its user, the device's group, the
+# cache and runtime directories its own (CacheDirectory=, RuntimeDirectory=).
+chown -R $SERVICE_UID "$CACHE" /run/sframe-unwind
+SERVE_AS="/workloads/project/runas $SERVICE_UID:$SERVICE_GID"
+refused 2 "Permission denied" /workloads/project/runas 1001 $SF load $OTHER
+
+# A restart: what runs is found by the module's sweep, from the cache.  A
+# sidecar of the service whose file no one mapped for idle_seconds is gone
 # already (exit 1, "no sidecar loaded").
 for f in $W $SO /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2; do
 	$SF unload $f > /dev/null 2>&1
@@ -178,12 +209,27 @@ wait_text /proc/$steady/maps libdeepso.so 10 ||
 	result fail "the steady program did not map libdeepso.so"
 start=$(uptime_ms)
 loaded0=$(stat_value sidecars_loaded)
+swept0=$(stat_value sweep_reports)
 serve restart || { unload_module sframe_unwind; exit 1; }
+caps=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/$serve_pid/status)
+uid=$(sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$serve_pid/status)
+if [ "$caps" = 0000000000000000 ] && [ "$uid" = $SERVICE_UID ]; then
+	result ok "restart: the service runs as uid $uid with no capability"
+else
+	result fail "restart: the service runs as uid $uid, capabilities $caps"
+fi
 if wait_sidecar libdeepso.so $LIMIT_MS > /dev/null; then
 	metric scan_to_sidecar_ms $(($(uptime_ms) - start))
-	result ok "restart: a running program's library served by the scan"
+	result ok "restart: a running program's library served, with no capability"
 else
 	result fail "restart: no sidecar for $SO within $LIMIT_MS ms"
+fi
+swept=$(($(stat_value sweep_reports) - swept0))
+metric restart_sweep_reports "$swept"
+if [ "$swept" -ge 1 ]; then
+	result ok "restart: the module's sweep reported $swept files mapped"
+else
+	result fail "restart: the module's sweep reported nothing"
 fi
 if [ "$(generated restart)" = 0 ]; then
 	result ok "restart: nothing generated, all from the cache"
@@ -225,8 +271,8 @@ else
 	result fail "flood: $pending reports queued, $dropped dropped; want <= 256 and some dropped"
 fi
 kill -CONT $serve_pid
-if wait_text /tmp/restart.log "reports lost; scanning" 60; then
-	result ok "flood: the service heard of the loss and rescanned"
+if wait_text /tmp/restart.log "reports lost; asking the module" 60; then
+	result ok "flood: the service heard of the loss and asked the module again"
 else
 	result fail "flood: the service did not report the loss"
 fi
@@ -259,6 +305,7 @@ rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
 # Released: the service's sidecars last while their files are mapped.
 IDLE=1
 load_module sframe_unwind idle_seconds=$IDLE
+device_to_service
 must $SF load $OTHER
 $OTHER chain 60 > /dev/null &
 other=$!
@@ -268,11 +315,11 @@ serve released || { unload_module sframe_unwind; exit 1; }
 cached=$(from_cache released)
 kill $other
 wait $other
-if grep -q "mapped at start: .*, 1 loaded by hand" /tmp/released.log; then
-	result ok "released: the scan left the sidecar loaded by hand in place"
+if grep -q "mapped at start: .*, 0 loaded by hand" /tmp/released.log; then
+	result ok "released: the module's sweep did not report $OTHER, which has a sidecar"
 else
 	cat /tmp/released.log
-	result fail "released: the scan did not count $OTHER as loaded by hand"
+	result fail "released: the sweep reported $OTHER, which has a sidecar loaded by hand"
 fi
 $W dlopen 60 > /dev/null &
 holder=$!
