@@ -1,0 +1,56 @@
+#!/bin/sh
+# sframe-hostile-files: an unprivileged user maps executable what is not
+# a program.  A device node (/dev/zero) is never opened nor read by the
+# module.
+# needs: module
+# kernels: all
+# default: debian-6.12
+# timeout: 180
+. /vmtest/lib.sh
+P=/workloads/project
+RUNAS=$P/runas
+USER_UID=1000
+FILES=/sys/kernel/debug/sframe_unwind/files
+JUDGE_LIMIT_S=20
+DIR=/tmp/hostile-files
+
+mkdir -p $DIR && chmod 755 $DIR
+load_module sframe_unwind
+
+# judged TEXT: wait until the files view has a line with TEXT and a
+# verdict (not "loading"); returns 1 after JUDGE_LIMIT_S without one.
+judged()
+{
+	j=0
+	while [ $j -lt $((JUDGE_LIMIT_S * 10)) ]; do
+		grep -F "$1" $FILES | grep -qv ": loading," && return 0
+		sleep 0.1
+		j=$((j + 1))
+	done
+	return 1
+}
+
+# A device node: the map is seen, the file is refused unread.
+$RUNAS $USER_UID $P/execmap hold /dev/zero > /tmp/devzero.out 2>&1 &
+holder=$!
+if ! wait_text /tmp/devzero.out holding 5; then
+	cat /tmp/devzero.out
+	ls -l /dev/zero
+	grep " /dev " /proc/mounts
+	result fail "uid $USER_UID could not map /dev/zero executable"
+fi
+if judged "/dev/zero: "; then
+	result ok "/dev/zero judged: $(grep -F /dev/zero: $FILES)"
+else
+	result fail "/dev/zero not judged within $JUDGE_LIMIT_S s"
+fi
+expect_stat "not loaded: not a regular file" 1
+# What an open and a read of it would have said.
+expect_stat "not loaded: not an ELF object of this machine" 0
+expect_stat "not loaded: read error" 0
+kill $holder
+wait $holder
+
+sframe_state module
+rm -rf $DIR
+rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
