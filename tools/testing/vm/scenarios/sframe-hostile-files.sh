@@ -1,7 +1,8 @@
 #!/bin/sh
 # sframe-hostile-files: an unprivileged user maps executable what is not
 # a program.  A device node (/dev/zero) is never opened nor read by the
-# module.
+# module; a rejected file whose name holds a newline logs one line, the
+# newline escaped.
 # needs: module
 # kernels: all
 # default: debian-6.12
@@ -13,8 +14,12 @@ USER_UID=1000
 FILES=/sys/kernel/debug/sframe_unwind/files
 JUDGE_LIMIT_S=20
 DIR=/tmp/hostile-files
+NAMED="$DIR/evil
+FORGED: x"
 
 mkdir -p $DIR && chmod 755 $DIR
+cp $P/sframe/deep-corrupt "$NAMED"
+chmod 755 "$NAMED"
 load_module sframe_unwind
 
 # judged TEXT: wait until the files view has a line with TEXT and a
@@ -48,6 +53,28 @@ expect_stat "not loaded: not a regular file" 1
 # What an open and a read of it would have said.
 expect_stat "not loaded: not an ELF object of this machine" 0
 expect_stat "not loaded: read error" 0
+kill $holder
+wait $holder
+
+# A newline in a rejected file's name.
+$RUNAS $USER_UID $P/execmap hold "$NAMED" > /tmp/named.out 2>&1 &
+holder=$!
+wait_text /tmp/named.out holding 5 ||
+	result fail "uid $USER_UID could not map the file named with a newline"
+judged "FORGED: x: " ||
+	result fail "the file named with a newline not judged within $JUDGE_LIMIT_S s"
+dmesg > /tmp/named.log
+if grep -qF 'evil\x0aFORGED: x: invalid .sframe' /tmp/named.log; then
+	result ok "rejection logged on one line, the newline escaped"
+else
+	result fail "no log line with the newline escaped"
+fi
+if grep -qE '^(\[[^]]*\] )?FORGED' /tmp/named.log; then
+	grep -E '^(\[[^]]*\] )?FORGED' /tmp/named.log
+	result fail "a file name forged a line of the kernel log"
+else
+	result ok "no line of the kernel log begins with the file name's second line"
+fi
 kill $holder
 wait $holder
 
