@@ -31,6 +31,7 @@ const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS] = {
 	[SFRAME_LOAD_NOMEM] = "out of memory",
 	[SFRAME_LOAD_ABI] = "SFrame for another ABI",
 	[SFRAME_LOAD_NOT_REGULAR] = "not a regular file",
+	[SFRAME_LOAD_SHORT] = "file shorter than its headers say",
 };
 
 static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
@@ -41,10 +42,13 @@ static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
 
 	if (n == (ssize_t)len)
 		return 0;
-	return n < 0 ? n : -EIO;
+	return n < 0 ? n : -ENODATA;
 }
 
-/* Copy from pages already in the page cache; never starts any I/O. */
+/*
+ * Copy from pages already in the page cache; never starts any I/O.  Up
+ * to max_section_mb in one call, from an unbound kworker: it yields.
+ */
 static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 			      size_t len, u64 pos)
 {
@@ -52,7 +56,7 @@ static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 	u8 *to = buf;
 
 	if (pos + len < pos || pos + len > i_size_read(mapping->host))
-		return -EIO;
+		return -ENODATA;
 	while (len) {
 		size_t off = offset_in_page(pos);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
@@ -69,6 +73,7 @@ static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 		to += n;
 		pos += n;
 		len -= n;
+		cond_resched();
 	}
 	return 0;
 }
@@ -137,10 +142,17 @@ static void sframe_load_fail(struct sframe_load_result *res,
 	res->transient = transient;
 }
 
-/* A refused charge or allocation, by its errno; all are transient. */
+/*
+ * A failed read, charge or allocation, by its errno.  A file shorter than
+ * its headers say stays so until it changes, which makes it another
+ * entry: that is final.  The rest are transient.
+ */
 static void sframe_load_fail_errno(struct sframe_load_result *res, int err)
 {
 	switch (err) {
+	case -ENODATA:
+		sframe_load_fail(res, SFRAME_LOAD_SHORT, false);
+		break;
 	case -ENOSPC:
 		sframe_load_fail(res, SFRAME_LOAD_CACHE_FULL, true);
 		break;

@@ -2,7 +2,8 @@
 # sframe-hostile-files: an unprivileged user maps executable what is not
 # a program.  A device node (/dev/zero) is never opened nor read by the
 # module; a rejected file whose name holds a newline logs one line, the
-# newline escaped.
+# newline escaped; a file shorter than its ELF headers say is read once
+# however often it is mapped again, not once per map.
 # needs: module
 # kernels: all
 # default: debian-6.12
@@ -13,13 +14,17 @@ RUNAS=$P/runas
 USER_UID=1000
 FILES=/sys/kernel/debug/sframe_unwind/files
 JUDGE_LIMIT_S=20
+CYCLE_SECONDS=12
 DIR=/tmp/hostile-files
 NAMED="$DIR/evil
 FORGED: x"
+SHORT=$DIR/short
 
 mkdir -p $DIR && chmod 755 $DIR
 cp $P/sframe/deep-corrupt "$NAMED"
-chmod 755 "$NAMED"
+# The ELF headers and notes, without the segments they describe.
+head -c 4096 $P/sframe/deep > $SHORT
+chmod 755 "$NAMED" $SHORT
 load_module sframe_unwind
 
 # judged TEXT: wait until the files view has a line with TEXT and a
@@ -77,6 +82,18 @@ else
 fi
 kill $holder
 wait $holder
+
+# A short file, mapped and unmapped for CYCLE_SECONDS: one read.
+$RUNAS $USER_UID $P/execmap cycle $SHORT $CYCLE_SECONDS > /tmp/short.out 2>&1
+cat /tmp/short.out
+if judged "$SHORT: "; then
+	result ok "short file judged: $(grep -F "$SHORT: " $FILES)"
+else
+	result fail "short file not judged within $JUDGE_LIMIT_S s"
+fi
+expect_stat "not loaded: file shorter than its headers say" 1
+# Without a final answer, one read per map: hundreds.
+expect_stat "not loaded: read error" 0
 
 sframe_state module
 rm -rf $DIR
