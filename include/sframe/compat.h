@@ -14,6 +14,9 @@
  *	inline when it is the module's
  *   sframe_walk_native_read: the module's read callback (NULL elsewhere),
  *	which a loop may compare @f with once and then read inline
+ *   sframe_yield(i): in validation's and flattening's loops, every
+ *	SFRAME_YIELD_EVERY items, let other tasks run (the module loads in
+ *	kworkers; nothing in user space)
  */
 #ifndef _SFRAME_COMPAT_H
 #define _SFRAME_COMPAT_H
@@ -29,11 +32,19 @@
 #else
 #include <asm/unaligned.h>
 #endif
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #define sframe_alloc(n)		kvmalloc(n, GFP_KERNEL)
 #define sframe_free(p)		kvfree(p)
+
+#define SFRAME_YIELD_EVERY	1024
+#define sframe_yield(i)						\
+	do {							\
+		if ((i) % SFRAME_YIELD_EVERY == SFRAME_YIELD_EVERY - 1) \
+			cond_resched();				\
+	} while (0)
 
 /* The module's walk callbacks (unwind.c, maps.c). */
 struct sframe_where;
@@ -142,6 +153,7 @@ static inline u64 get_unaligned_be64(const void *p)
 
 #define sframe_alloc(n)		malloc(n)
 #define sframe_free(p)		free(p)
+#define sframe_yield(i)		do { } while (0)
 
 #ifndef likely
 #define likely(x)		__builtin_expect(!!(x), 1)

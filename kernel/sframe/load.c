@@ -14,6 +14,11 @@
 
 #include "cache.h"
 
+/* Not in the uapi headers of 5.10; fuse and fuseblk both set it. */
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC	0x65735546
+#endif
+
 unsigned int sframe_max_section_mb = 64;
 
 const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS] = {
@@ -25,6 +30,8 @@ const char * const sframe_load_fail_names[SFRAME_NR_LOAD_FAILS] = {
 	[SFRAME_LOAD_NOT_CACHED] = "not in page cache",
 	[SFRAME_LOAD_NOMEM] = "out of memory",
 	[SFRAME_LOAD_ABI] = "SFrame for another ABI",
+	[SFRAME_LOAD_NOT_REGULAR] = "not a regular file",
+	[SFRAME_LOAD_SHORT] = "file shorter than its headers say",
 };
 
 static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
@@ -35,10 +42,13 @@ static int sframe_read_io(struct sframe_reader *rd, void *buf, size_t len,
 
 	if (n == (ssize_t)len)
 		return 0;
-	return n < 0 ? n : -EIO;
+	return n < 0 ? n : -ENODATA;
 }
 
-/* Copy from pages already in the page cache; never starts any I/O. */
+/*
+ * Copy from pages already in the page cache; never starts any I/O.  Up
+ * to max_section_mb in one call, from an unbound kworker: it yields.
+ */
 static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 			      size_t len, u64 pos)
 {
@@ -46,7 +56,7 @@ static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 	u8 *to = buf;
 
 	if (pos + len < pos || pos + len > i_size_read(mapping->host))
-		return -EIO;
+		return -ENODATA;
 	while (len) {
 		size_t off = offset_in_page(pos);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
@@ -63,18 +73,25 @@ static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 		to += n;
 		pos += n;
 		len -= n;
+		cond_resched();
 	}
 	return 0;
 }
 
 /*
- * Can a read of this filesystem wait for ever on something a user
- * controls (a FUSE server, a network peer)?  Filesystems on block
- * devices are mounted by root only; tmpfs and ramfs (memfd too) read
- * from memory.
+ * Can a read of this inode wait for ever on something a user controls (a
+ * device, a FUSE server, a network peer)?  Only a regular file's read is
+ * known: a device node's is its driver's, and devtmpfs reports tmpfs's
+ * magic.  Filesystems on block devices are mounted by root only, except
+ * fuseblk, which udisks mounts for users; tmpfs and ramfs (memfd too)
+ * read from memory.
  */
-static bool sframe_fs_may_hang(const struct super_block *sb)
+static bool sframe_inode_may_hang(const struct inode *inode)
 {
+	const struct super_block *sb = inode->i_sb;
+
+	if (!S_ISREG(inode->i_mode) || sb->s_magic == FUSE_SUPER_MAGIC)
+		return true;
 	return !(sb->s_type->fs_flags & FS_REQUIRES_DEV) &&
 	       sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC;
 }
@@ -91,9 +108,10 @@ static int sframe_open_own(struct file *file, struct file **own)
 	struct file *f;
 
 	*own = NULL;
-	if (sframe_fs_may_hang(d_real_inode(file->f_path.dentry)->i_sb))
+	if (sframe_inode_may_hang(d_real_inode(file->f_path.dentry)))
 		return 0;
-	f = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE, current_cred());
+	f = dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE | O_NONBLOCK,
+			current_cred());
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	*own = f;
@@ -124,10 +142,17 @@ static void sframe_load_fail(struct sframe_load_result *res,
 	res->transient = transient;
 }
 
-/* A refused charge or allocation, by its errno; all are transient. */
+/*
+ * A failed read, charge or allocation, by its errno.  A file shorter than
+ * its headers say stays so until it changes, which makes it another
+ * entry: that is final.  The rest are transient.
+ */
 static void sframe_load_fail_errno(struct sframe_load_result *res, int err)
 {
 	switch (err) {
+	case -ENODATA:
+		sframe_load_fail(res, SFRAME_LOAD_SHORT, false);
+		break;
 	case -ENOSPC:
 		sframe_load_fail(res, SFRAME_LOAD_CACHE_FULL, true);
 		break;
@@ -204,7 +229,9 @@ static void sframe_load_section(struct sframe_reader *rd,
  * object is returned unless the failure was transient.  An object with
  * code and no section comes with the file the module opened to read it
  * in res->needs_sidecar, for the caller to report and put; none comes
- * from a filesystem whose reads a user could make hang.
+ * from a filesystem whose reads a user could make hang.  Anything but a
+ * regular file (a device node mapped executable) is neither opened nor
+ * read: an empty object says so for good.
  */
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		      struct sframe_load_result *res)
@@ -223,14 +250,19 @@ void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		sframe_load_fail(res, SFRAME_LOAD_NOMEM, true);
 		return;
 	}
+	res->obj = elf.obj;
+	if (!S_ISREG(real->i_mode)) {
+		sframe_load_fail(res, SFRAME_LOAD_NOT_REGULAR, false);
+		return;
+	}
 	if (sframe_open_own(file, &own)) {
 		sframe_load_fail(res, SFRAME_LOAD_READ, true);
+		res->obj = NULL;
 		kfree(elf.obj);
 		return;
 	}
 	if (own)
 		rd = (struct sframe_reader){ .read = sframe_read_io, .file = own };
-	res->obj = elf.obj;
 	ret = sframe_elf_parse(&rd, &elf);
 	if (ret == -ENOEXEC) {
 		sframe_load_fail(res, SFRAME_LOAD_NOT_ELF, false);

@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "kcompat.h"
 #include "vdso.h"
+#include "window.h"
 
 #define SFRAME_MM_HASH_BITS	9
 #define SFRAME_MAX_RANGES	4096	/* executable file VMAs kept per mm */
@@ -70,27 +71,6 @@ static DEFINE_HASHTABLE(sframe_mms, SFRAME_MM_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_mms_lock);
 static atomic_long_t sframe_nr_mms;
 static atomic_t sframe_frees_pending;	/* rcu_works queued, not run */
-
-static bool sframe_window_empty(const struct sframe_window *w)
-{
-	return w->start >= w->end;
-}
-
-static bool sframe_window_has(const struct sframe_window *w, u64 addr)
-{
-	return addr >= w->start && addr < w->end;
-}
-
-static void sframe_window_add(struct sframe_window *w, u64 start, u64 end)
-{
-	if (sframe_window_empty(w)) {
-		w->start = start;
-		w->end = end;
-	} else {
-		w->start = min(w->start, start);
-		w->end = max(w->end, end);
-	}
-}
 
 /* ---- maps ---- */
 
@@ -619,7 +599,8 @@ static void sframe_cursor_init(struct sframe_cursor *cur)
  * context; the caller holds rcu_read_lock() for the whole walk, which
  * keeps the map the cursor remembers, its files and their sections alive.
  * An address in a window not yet rescanned has no section: its old
- * object may be gone.  This is the walk's lookup callback.
+ * object may be gone; the range answered for stops at such a window.
+ * This is the walk's lookup callback.
  */
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {
@@ -645,6 +626,8 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	r = &cur->map->r[i];
 	where->start = r->start;
 	where->end = r->end;
+	sframe_window_clip(&cur->changed, ip, &where->start, &where->end);
+	sframe_window_clip(&cur->scanning, ip, &where->start, &where->end);
 	sec = sframe_file_sec(r->file, &fill, &obj);
 	if (!sec || !obj || !sframe_object_bias(obj, r->start, r->pgoff, &bias))
 		return;

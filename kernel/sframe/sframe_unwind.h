@@ -29,6 +29,8 @@ enum sframe_load_fail {
 	SFRAME_LOAD_NOT_CACHED,		/* may-hang filesystem, page not cached */
 	SFRAME_LOAD_NOMEM,
 	SFRAME_LOAD_ABI,		/* valid SFrame, not this machine's ABI */
+	SFRAME_LOAD_NOT_REGULAR,	/* a device node: never opened nor read */
+	SFRAME_LOAD_SHORT,		/* shorter than its ELF headers say */
 	SFRAME_NR_LOAD_FAILS
 };
 

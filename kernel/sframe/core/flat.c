@@ -174,6 +174,7 @@ static int sframe_flat_fde(const struct sframe_section *sec,
 			return idx;
 		sframe_flat_emit(o, start + fre.start,
 				 SFRAME_FLAT_RULE << SFRAME_FLAT_KIND_SHIFT | idx);
+		sframe_yield(i);
 	}
 	if (!covered)
 		sframe_flat_emit(o, start, SFRAME_FLAT_NONE);
@@ -214,6 +215,7 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 		if (i + 1 == sec->num_fdes ||
 		    (u64)sframe_fde_rel_start(sec, i + 1) - (u64)base > end)
 			sframe_flat_emit(o, (u32)end, SFRAME_FLAT_NONE);
+		sframe_yield(i);
 	}
 	return 0;
 }

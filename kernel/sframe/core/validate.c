@@ -270,6 +270,7 @@ static enum sframe_reason sframe_check_fres(const struct sframe_section *sec,
 			return sframe_fail(err, reason, offset, fde->index);
 		prev_start = fre.start;
 		offset = fre.next;
+		sframe_yield(i);
 	}
 	totals->bytes += offset - fde->fres;
 	return SFRAME_VALID;
@@ -324,6 +325,7 @@ int sframe_validate(struct sframe_section *sec, const void *data, u32 size,
 		reason = sframe_check_fres(sec, &fde, &totals, err);
 		if (reason)
 			return sframe_reason_errno(reason);
+		sframe_yield(i);
 		continue;
 fail:
 		sframe_fail(err, reason, field, i);

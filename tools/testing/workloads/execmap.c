@@ -11,7 +11,8 @@
  *                            keeping every map
  *   execmap cycle FILE SEC   open, mmap PROT_EXEC, munmap, close FILE in a
  *                            loop for SEC seconds
- *   execmap hold FILE        map FILE PROT_EXEC once (reading nothing)
+ *   execmap hold FILE        map FILE PROT_EXEC once (reading nothing);
+ *                            one page of a device node (size 0)
  *
  * memfd, append and hold then print "execmap: holding N maps" and keep the
  * maps until killed; memfd and append stop early, saying why, when a call
@@ -180,7 +181,8 @@ static int hold(const char *path)
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || map_exec(fd, st.st_size)) {
+	if (fd < 0 || fstat(fd, &st) ||
+	    map_exec(fd, st.st_size ? st.st_size : getpagesize())) {
 		perror(path);
 		return 1;
 	}

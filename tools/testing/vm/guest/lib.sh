@@ -160,6 +160,17 @@ stat_value()
 	sed -n "s/^$1: //p" /sys/kernel/debug/sframe_unwind/stats
 }
 
+# expect_stat NAME VALUE: a result saying whether stat_value NAME is VALUE.
+expect_stat()
+{
+	es_got=$(stat_value "$1")
+	if [ "$es_got" = "$2" ]; then
+		result ok "stats: $1: $es_got"
+	else
+		result fail "stats: $1: ${es_got:-missing}, want $2"
+	fi
+}
+
 # uptime_ms: milliseconds since boot, in steps of 10 (/proc/uptime; the
 # guest's busybox date has no %N).
 uptime_ms()

@@ -58,15 +58,6 @@ else
 	result fail "sections not judged within 60 s"
 fi
 
-expect_stat()
-{
-	got=$(stat_value "$1")
-	if [ "$got" = "$2" ]; then
-		result ok "stats: $1: $got"
-	else
-		result fail "stats: $1: $got, want $2"
-	fi
-}
 expect_stat "rejected: PC-mask FDE with too many FREs" 1
 expect_stat "rejected: too many distinct rules for the lookup table" 1
 if grep -q "^$dir/huge-function: ok" /sys/kernel/debug/sframe_unwind/files; then
