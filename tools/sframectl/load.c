@@ -58,11 +58,19 @@ int sframe_open_device(void)
 	return -1;
 }
 
+/* A sidecar file's bytes, already read (serve's cache). */
+struct sidecar_bytes {
+	const u8 *data;
+	size_t size;
+};
+
 /*
- * The section for @elf: @path's .sframe, or generated from @elf, whose
- * bytes @obj holds (with @fill, for what its own section leaves out).
+ * The section for @elf: @path's .sframe (read here, or @bytes when
+ * given), or generated from @elf, whose bytes @obj holds (with @fill, for
+ * what its own section leaves out).
  */
 static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
+		       const struct sidecar_bytes *bytes,
 		       const struct sframe_input *obj, bool fill)
 {
 	char msg[SFRAME_MSG_MAX] = "";
@@ -86,7 +94,11 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 		sc->vaddr = vaddr;
 		return 0;
 	}
-	st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
+	if (bytes)
+		st = sframe_input_load_mem(&sc->in, path, bytes->data,
+					   bytes->size, msg, sizeof(msg));
+	else
+		st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
 	if (st != SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: %s: %s\n", path, msg);
 		sframe_input_free(&sc->in);
@@ -231,7 +243,8 @@ static int load_refused(const char *elf, const struct build_id *want)
 static int load_obj(int dev, int fd, const char *elf,
 		    const struct sframe_input *obj,
 		    const struct sframe_code *code, const char *path,
-		    u32 flags, bool quiet, bool force, struct load_totals *t)
+		    const struct sidecar_bytes *bytes, u32 flags, bool quiet,
+		    bool force, struct load_totals *t)
 {
 	struct sframe_sidecar_load arg;
 	struct build_id have, want;
@@ -239,7 +252,8 @@ static int load_obj(int dev, int fd, const char *elf,
 	int ret;
 
 	build_id_get(&have, obj->file, obj->file_size);
-	ret = sidecar_get(&sc, elf, path, obj, flags & SFRAME_SIDECAR_FILL);
+	ret = sidecar_get(&sc, elf, path, bytes, obj,
+			  flags & SFRAME_SIDECAR_FILL);
 	if (ret) {
 		t->failed++;
 		return ret;
@@ -320,8 +334,8 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 		t->own_sframe++;
 		ret = 0;
 	} else {
-		ret = load_obj(dev, fd, elf, &obj, &code, path, flags, quiet,
-			       force, t);
+		ret = load_obj(dev, fd, elf, &obj, &code, path, NULL, flags,
+			       quiet, force, t);
 	}
 	sframe_input_free(&obj);
 	return ret;
@@ -344,22 +358,24 @@ static int load_one(int dev, const char *elf, const char *path, u32 flags,
 }
 
 /*
- * For sframectl serve: hand the module on @dev the sidecar file @path for
- * the object open at @fd, already read to @obj (its code: @code; @elf
- * names it in messages), to keep while the object is mapped; with @fill,
- * behind the object's own section.  An exit status: 0, EXIT_INVALID when
- * @path is not a valid sidecar for it, EXIT_USAGE for anything else; or
- * -EEXIST: the object has a sidecar root loaded by hand, which the module
- * keeps; or -ENODATA: @fill, and the sidecar has nothing to fill.
+ * For sframectl serve: hand the module on @dev the sidecar file @name,
+ * whose bytes are @data (@size), for the object open at @fd, already
+ * read to @obj (its code: @code; @elf names it in messages), to keep
+ * while the object is mapped; with @fill, behind the object's own
+ * section.  An exit status: 0, EXIT_INVALID when it is not a valid
+ * sidecar for the object, EXIT_USAGE for anything else; or -EEXIST: the
+ * object has a sidecar root loaded by hand, which the module keeps; or
+ * -ENODATA: @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
-			    const struct sframe_code *code, const char *path,
-			    bool fill)
+			    const struct sframe_code *code, const char *name,
+			    const u8 *data, size_t size, bool fill)
 {
+	struct sidecar_bytes bytes = { .data = data, .size = size };
 	struct load_totals t = { 0 };
 
-	return load_obj(dev, fd, elf, obj, code, path,
+	return load_obj(dev, fd, elf, obj, code, name, &bytes,
 			SFRAME_SIDECAR_WHILE_MAPPED |
 			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
 }

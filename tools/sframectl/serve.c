@@ -7,12 +7,14 @@
  * (SFRAME_IOC_REPORT_MAPPED); in between, each as it is first mapped.
  * Each is read through a descriptor the kernel opened, never a path, so
  * the service needs no right to other processes: its user's write access
- * to the device is all (design.rst, "Privileges").  Its sidecar is generated once and
- * kept in the cache directory under its build ID, so a restart or a
- * second machine with the same files generates nothing again.  The
- * module keeps a sidecar of ours only while its file is mapped
- * (SFRAME_SIDECAR_WHILE_MAPPED) and reports the file again when it is
- * next mapped: it is then loaded again from the cache.
+ * to the device is all (design.rst, "Privileges").  Its sidecar is
+ * generated once and kept in the cache directory under a digest of the
+ * file's bytes (serve_cache.c: never its build ID, which any copy can
+ * claim), so a restart or a second machine with the same files
+ * generates nothing again.  The module keeps a sidecar of ours only
+ * while its file is mapped (SFRAME_SIDECAR_WHILE_MAPPED) and reports the
+ * file again when it is next mapped: it is then loaded again from the
+ * cache.
  *
  * The service reads files others may have written, so by default it
  * supplies only files owned by root and writable by no one else
@@ -37,6 +39,7 @@
 #include <sys/stat.h>
 
 #include <sframe/ioctl.h>
+#include "serve_cache.h"
 #include "sframectl.h"
 
 #define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
@@ -53,6 +56,7 @@ struct serve_seen {
 
 struct serve {
 	const char *dir;
+	struct serve_cache cache;
 	const char *run_dir;		/* where status finds our state */
 	bool all_owners;
 	int dev;			/* /dev/sframe_unwind */
@@ -161,59 +165,36 @@ static int serve_write_file(const char *dir, const char *path,
 
 /*
  * Generate @name's sidecar from @obj (with @fill, for the gaps of its own
- * section) into the cache file @path; a failure is counted with its
- * reason.
+ * section) into *@data (*@size bytes) and the cache entry @key; a
+ * failure is counted with its reason.
  */
 static int serve_generate(struct serve *s, const char *name,
 			  const struct sframe_input *obj, bool fill,
-			  const char *path)
+			  const struct serve_cache_key *key, u8 **data,
+			  size_t *size)
 {
 	char msg[SFRAME_MSG_MAX] = "";
-	size_t size;
-	u8 *data;
 	int ret;
 
-	if (sframe_gen_file(name, obj->file, obj->file_size, fill, &data,
-			    &size, msg, sizeof(msg))) {
+	if (sframe_gen_file(name, obj->file, obj->file_size, fill, data,
+			    size, msg, sizeof(msg))) {
 		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
 			name, msg);
 		s->st.failed[SFRAME_SERVE_NO_SFRAME]++;
 		return -1;
 	}
-	ret = serve_write_file(s->dir, path, data, size);
-	free(data);
+	ret = serve_cache_put(&s->cache, key, *data, *size);
 	if (ret) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", path,
+		fprintf(stderr, "sframectl: serve: %s: %s\n", key->path,
 			strerror(-ret));
 		s->st.failed[SFRAME_SERVE_CACHE]++;
+		free(*data);
+		*data = NULL;
 		return -1;
 	}
 	return 0;
 }
 
-/* The cache file for the object @obj. */
-static void serve_cache_path(struct serve *s, const struct sframe_input *obj,
-			     const struct stat *st, bool fill, char *path,
-			     size_t size)
-{
-	const unsigned char *id;
-	size_t len, i, n;
-
-	n = snprintf(path, size, "%s/", s->dir);
-	if (sframe_elf_build_id(obj->file, obj->file_size, &id, &len) && len &&
-	    len <= SFRAME_BUILD_ID_MAX) {
-		for (i = 0; i < len && n + 3 < size; i++)
-			n += snprintf(path + n, size - n, "%02x", id[i]);
-	} else {
-		/* No build ID: this machine's file identity. */
-		n += snprintf(path + n, size - n, "file-%llx-%llx-%llx-%llx.%09ld",
-			      (unsigned long long)st->st_dev,
-			      (unsigned long long)st->st_ino,
-			      (unsigned long long)st->st_size,
-			      (unsigned long long)st->st_mtim.tv_sec,
-			      st->st_mtim.tv_nsec);
-	}
-	snprintf(path + n, size - n, fill ? ".fill.sframe" : ".sframe");
 }
 
 /* Tell sframectl status what we are doing and have done. */
@@ -251,11 +232,14 @@ static void serve_unpublish(struct serve *s)
  */
 static void serve_file(struct serve *s, int fd)
 {
-	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX], path[PATH_MAX];
+	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
+	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
 	struct serve_seen *seen;
 	bool first, from_cache, fill;
+	u8 *side = NULL;
+	size_t size;
 	struct stat st;
 	int ret;
 
@@ -285,20 +269,27 @@ static void serve_file(struct serve *s, int fd)
 	}
 	/* Its own section may leave code out: fill only that. */
 	fill = code.has_sframe;
-	serve_cache_path(s, &obj, &st, fill, path, sizeof(path));
-	from_cache = !access(path, F_OK);
-	if (!from_cache && serve_generate(s, name, &obj, fill, path))
+	if (serve_cache_key(&s->cache, obj.file, obj.file_size, fill, &key)) {
+		s->st.failed[SFRAME_SERVE_CACHE]++;
 		goto out;
-	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, path,
-				      fill);
+	}
+	from_cache = !serve_cache_get(&s->cache, &key, &side, &size);
+	if (!from_cache &&
+	    serve_generate(s, name, &obj, fill, &key, &side, &size))
+		goto out;
+	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, key.path,
+				      side, size, fill);
 	if (ret == EXIT_INVALID && from_cache) {
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
-			path, name);
-		unlink(path);
+			key.path, name);
+		serve_cache_drop(&s->cache, &key);
+		free(side);
+		side = NULL;
 		from_cache = false;
-		ret = serve_generate(s, name, &obj, fill, path) ? -1 :
-		      sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
-					      path, fill);
+		ret = serve_generate(s, name, &obj, fill, &key, &side, &size) ?
+		      -1 : sframe_load_sidecar_obj(s->dev, fd, name, &obj,
+						   &code, key.path, side, size,
+						   fill);
 	}
 	if (ret == -ENODATA)
 		s->st.own++;
@@ -314,6 +305,7 @@ static void serve_file(struct serve *s, int fd)
 	/* The module's refusal for want of memory may not last. */
 	seen->no_sidecar = ret == EXIT_INVALID || ret == -ENODATA || ret == -1;
 out:
+	free(side);
 	sframe_input_free(&obj);
 published:
 	serve_publish(s, s->st.doing);
@@ -417,21 +409,34 @@ static int serve_own_dir(const char *dir)
 	return 0;
 }
 
-/* sframectl serve [--cache DIR] [--run-dir DIR] [--all-owners] [--once] */
+/*
+ * sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR]
+ *                 [--all-owners] [--once]
+ */
 int sframe_serve_command(int argc, char **argv)
 {
 	struct serve s = {
 		.dir = SERVE_CACHE_DIR, .run_dir = SFRAME_RUN_DIR, .dev = -1,
 		.watch = -1, .sig = -1, .lock = -1,
 	};
+	unsigned int cache_max_mb = SERVE_CACHE_MAX_MB;
 	struct pollfd pfd[2];
 	bool once = false;
+	char *end;
 	sigset_t stop;
 	int i, ret = EXIT_USAGE;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
 			s.dir = argv[++i];
+		} else if (!strcmp(argv[i], "--cache-max-mb") && i + 1 < argc) {
+			errno = 0;
+			cache_max_mb = strtoul(argv[++i], &end, 10);
+			if (errno || *end || !cache_max_mb) {
+				fprintf(stderr, "sframectl: serve: --cache-max-mb %s: not a size in MiB\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--run-dir") && i + 1 < argc) {
 			s.run_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--all-owners")) {
@@ -439,13 +444,20 @@ int sframe_serve_command(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--once")) {
 			once = true;
 		} else {
-			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--run-dir DIR] [--all-owners] [--once]\n");
+			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR] [--all-owners] [--once]\n");
 			return EXIT_USAGE;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
 		return EXIT_USAGE;
+	ret = serve_cache_open(&s.cache, s.dir, cache_max_mb, &s.st.cache);
+	if (ret) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", s.dir,
+			strerror(-ret));
+		return EXIT_USAGE;
+	}
+	ret = EXIT_USAGE;
 	s.dev = sframe_open_device();
 	if (s.dev < 0)
 		return EXIT_USAGE;

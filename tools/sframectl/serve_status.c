@@ -23,7 +23,7 @@
 
 #define SERVE_LOCK_FILE		"serve.lock"
 #define SERVE_STATUS_FILE	"status"
-#define SERVE_STATUS_MAX	4096	/* bytes; a status file is ~300 */
+#define SERVE_STATUS_MAX	4096	/* bytes; a status file is ~450 */
 #define SFRAME_STATS		"/sys/kernel/debug/sframe_unwind/stats"
 
 /* The counters of struct sframe_serve_state, by their status file keys. */
@@ -47,6 +47,12 @@ static const struct {
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_CACHE]) },
 	{ "failed_not_loaded",
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_NOT_LOADED]) },
+	{ "cache_entries", offsetof(struct sframe_serve_state, cache.entries) },
+	{ "cache_kib", offsetof(struct sframe_serve_state, cache.kib) },
+	{ "cache_max_mib", offsetof(struct sframe_serve_state, cache.max_mib) },
+	{ "cache_refused", offsetof(struct sframe_serve_state, cache.refused) },
+	{ "cache_evicted", offsetof(struct sframe_serve_state, cache.evicted) },
+	{ "cache_stale", offsetof(struct sframe_serve_state, cache.stale) },
 };
 
 /* Why an object got no sidecar, as status prints it. */
@@ -286,6 +292,9 @@ static void serve_show_state(FILE *out, long pid,
 		fprintf(out, "%s%s %u", i ? ", " : "", serve_fail_names[i],
 			st->failed[i]);
 	fprintf(out, ")\n");
+	fprintf(out, "service: disk cache: %u entries, %u KiB of %u MiB (refused %u, evicted %u, of an earlier version %u)\n",
+		st->cache.entries, st->cache.kib, st->cache.max_mib,
+		st->cache.refused, st->cache.evicted, st->cache.stale);
 	fprintf(out, "service: not served: %u (SFrame of their own %u, not root's %u, not ELF %u, loaded by hand %u)\n",
 		st->own + st->not_roots + st->not_elf + st->by_hand, st->own,
 		st->not_roots, st->not_elf, st->by_hand);

@@ -55,6 +55,10 @@ enum sframe_load_status sframe_input_load(struct sframe_input *in,
 enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 					     const char *path, bool raw,
 					     char *msg, size_t msg_size);
+enum sframe_load_status sframe_input_load_mem(struct sframe_input *in,
+					      const char *path, const u8 *data,
+					      size_t size, char *msg,
+					      size_t msg_size);
 int sframe_open(const char *path, char *msg, size_t msg_size);
 void sframe_input_free(struct sframe_input *in);
 
@@ -115,6 +119,12 @@ void sframe_dump(FILE *out, const struct sframe_section *sec,
 u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
 		     const u8 *note, size_t note_size, size_t *out_size);
 
+/*
+ * The version of what gen makes: raise it whenever the same input gives
+ * another section, so that the service's cache makes its entries again.
+ */
+#define SFRAME_GEN_VERSION	1
+
 int sframe_gen_command(int argc, char **argv);
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
 		    bool fill, u8 **out, size_t *out_size, char *msg,
@@ -126,8 +136,8 @@ int sframe_load_command(int argc, char **argv);
 int sframe_open_device(void);
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
-			    const struct sframe_code *code, const char *path,
-			    bool fill);
+			    const struct sframe_code *code, const char *name,
+			    const u8 *data, size_t size, bool fill);
 int sframe_serve_command(int argc, char **argv);
 
 /* Why the service could not supply an object's sidecar. */
@@ -137,6 +147,14 @@ enum sframe_serve_fail {
 	SFRAME_SERVE_CACHE,		/* its cache file cannot be written */
 	SFRAME_SERVE_NOT_LOADED,	/* sframectl or the module refused it */
 	SFRAME_SERVE_NR_FAILS,
+};
+
+/* What the service's disk cache holds and has removed (serve_cache.c). */
+struct sframe_serve_cache_state {
+	unsigned int entries, kib, max_mib;
+	unsigned int refused;		/* failed verification, or the load */
+	unsigned int evicted;		/* least recently used, over the cap */
+	unsigned int stale;		/* of an earlier format or generator */
 };
 
 /* What the service has done since it started, as it publishes it. */
@@ -149,6 +167,7 @@ struct sframe_serve_state {
 	unsigned int by_hand;		/* root's sidecar kept: not served */
 	unsigned int in_hand;		/* reports read, not yet served */
 	unsigned int failed[SFRAME_SERVE_NR_FAILS];
+	struct sframe_serve_cache_state cache;
 };
 
 #define SFRAME_RUN_DIR	"/run/sframe-unwind"

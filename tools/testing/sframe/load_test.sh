@@ -12,7 +12,9 @@
 # serve asks for what is mapped once and serves what that reports.
 # status tells whether a service runs, and what serve published: as many
 # sidecars covered as it handed the device, as many generated as its
-# cache holds; a runtime directory others can write is not believed.
+# cache holds; a runtime directory others can write is not believed.  A
+# restart takes the sidecars from the cache, each entry named by a
+# digest of the object's bytes and checked: one cut short is made again.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -160,7 +162,7 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 loads=$(grep -c '^load ' "$TMP/log")
-made=$(find "$TMP/cache" -name '*.sframe' | wc -l)
+made=$(find "$TMP/cache" -name '*.sidecar' | wc -l)
 failed=$(sed -n 's/.*, \([0-9]*\) failed, [0-9]* loaded by hand$/\1/p' "$TMP/serve.out")
 [ "$(grep -c '^report-mapped ' "$TMP/log")" = 1 ] &&
 	grep -qx 'report-mapped 0' "$TMP/log" && [ "$loads" = 1 ] &&
@@ -193,7 +195,26 @@ fake status --run-dir "$TMP/run"
 	[ ! -e "$TMP/run/status" ]
 ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $st)"
 
-# 16. --fill: a static program with SFrame of its own and a libc without:
+# 16. A restart with the same cache: libc's entry, named by the SHA-256
+# of what it is made from (the format and generator versions, "no fill",
+# libc's bytes), cut short meanwhile, is refused and made again; the
+# others come from the cache.
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+key=$({ printf 'SFRCACHE\0\1\0\0\0\1\0\0\0\0\0\0\0'; cat "$LIBC"; } |
+	sha256sum | cut -c1-64)
+entry=$TMP/cache/$key.sidecar
+size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
+[ "$size" -gt 100 ] && truncate -s $((size - 1)) "$entry"
+fake serve --once --cache "$TMP/cache" --run-dir "$TMP/run"
+[ $st = 0 ] && [ "$size" -gt 100 ] &&
+	grep -q "$entry: cache entry refused: truncated; made again" "$TMP/err" &&
+	[ "$(stat -c %s "$entry")" = "$size" ] &&
+	grep -Eq "mapped at start: [0-9]+ sidecars generated, [1-9][0-9]* from the cache" "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "restart: libc's entry, by its bytes' SHA-256, cut short: refused and made again; the rest from the cache"
+
+# 17. --fill: a static program with SFrame of its own and a libc without:
 # FILL (8) with the build ID, and only what its own section leaves out.
 # A library whose own section covers all of its code: nothing to load.
 printf 'int g(int x) { return x * 3; }\n' >"$TMP/g.c"
