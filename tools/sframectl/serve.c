@@ -195,8 +195,6 @@ static int serve_generate(struct serve *s, const char *name,
 	return 0;
 }
 
-}
-
 /* Tell sframectl status what we are doing and have done. */
 static void serve_publish(struct serve *s, const char *doing)
 {
