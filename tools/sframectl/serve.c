@@ -293,6 +293,16 @@ static void serve_loaded(struct serve *s, size_t seen, int ret,
 	s->seen[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
 }
 
+/* The child's words fit for our log: no control character, no newline. */
+static void serve_printable(unsigned char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (text[i] < 0x20 || text[i] >= 0x7f)
+			text[i] = '?';
+}
+
 /* Worker @w's job has ended as @end: check, cache and load its result. */
 static void serve_job_end(struct serve *s, struct serve_work *w,
 			  enum serve_gen_end end)
@@ -319,8 +329,11 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 		serve_loaded(s, w->seen, ret, false, w->fill);
 		break;
 	case SERVE_GEN_FAILED:
+		serve_printable(w->gen.buf, w->gen.len);
 		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %.*s\n",
-			w->name, (int)w->gen.len, (char *)w->gen.buf);
+			w->name, (int)(w->gen.len < SFRAME_MSG_MAX ?
+				       w->gen.len : SFRAME_MSG_MAX),
+			(char *)w->gen.buf);
 		fail = SFRAME_SERVE_NO_SFRAME;
 		break;
 	case SERVE_GEN_NOT_STARTED:
@@ -339,8 +352,8 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 		fail = SFRAME_SERVE_GEN_OVER_TIME;
 		break;
 	default:
-		fprintf(stderr, "sframectl: serve: %s: generator output invalid\n",
-			w->name);
+		fprintf(stderr, "sframectl: serve: %s: generator output invalid%s\n",
+			w->name, invalid ? "" : ": too large");
 		fail = SFRAME_SERVE_GEN_INVALID;
 		break;
 	}
