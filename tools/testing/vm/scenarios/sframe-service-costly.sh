@@ -10,6 +10,7 @@
 # ends cleanly on SIGTERM.
 # needs: module
 # kernels: all
+# default: debian-6.12
 # timeout: 600
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
