@@ -431,7 +431,8 @@ static void serve_supply(struct serve *s, int fd, size_t seen)
 	int ret;
 
 	serve_fd_name(fd, name, sizeof(name));
-	if (fstat(fd, &st)) {
+	/* A file that waited was read once already through this open. */
+	if (fstat(fd, &st) || lseek(fd, 0, SEEK_SET)) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
 			strerror(errno));
 		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
