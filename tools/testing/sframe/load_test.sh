@@ -148,8 +148,9 @@ ok $? "status, no service: 'not running' (exit $st)"
 
 # 13. A service (the stand-in's watch never reports): once its scan is
 # done, status shows it, its PID, and counts that match what it did.
+# One generator child: most files wait for it.
 rm -f "$TMP/log"
-LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log "$SFRAMECTL" serve \
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log "$SFRAMECTL" serve --jobs 1 \
 	--cache "$TMP/cache" --run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
 serve=$!
 for _ in $(seq 600); do
@@ -165,6 +166,15 @@ for _ in $(seq 600); do
 done
 loads=$(grep -c '^load ' "$TMP/log")
 made=$(find "$TMP/cache" -name '*.sframe' | wc -l)
+# What the service maps itself (root's, executable) was served, waiting
+# for the one child or not.
+unserved=
+for f in $(awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' /proc/$serve/maps | sort -u); do
+	[ "$(stat -c %u "$f")" = 0 ] || continue
+	grep -q "^load $(file_id "$f") " "$TMP/log" || unserved="$unserved $f"
+done
+[ -z "$unserved" ]
+ok $? "serve --jobs 1: every executable file of its own served${unserved:+; not:$unserved}"
 # Each failure is logged with its file.
 failed=$(grep -c '^sframectl: serve: ' "$TMP/serve.out")
 fake status --run-dir "$TMP/run"
