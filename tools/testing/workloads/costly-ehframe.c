@@ -5,8 +5,10 @@
  * address order: N = 100000 is 5 MB, costly for the sidecar service to
  * translate however its generator sorts (sframe-service-costly).
  * costly-ehframe map FILE SECONDS: map FILE executable for SECONDS, as
- * whoever runs it, so that the module reports it.
+ * whoever runs it, so that the module reports it.  (This machine's
+ * <elf.h> layout: written on x86-64 for x86-64 guests.)
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +23,6 @@
 #define ROWS		6		/* CFA rows per function */
 #define CIE_SIZE	24
 #define FDE_SIZE	36		/* 35 bytes, then a DW_CFA_nop */
-#define EM_X86_64	62
 
 static const char shstrtab[] = "\0.text\0.eh_frame\0.shstrtab";
 #define NAME_TEXT	1
@@ -34,18 +35,6 @@ static void put(uint8_t *p, uint64_t v, int size)
 
 	for (i = 0; i < size; i++)
 		p[i] = v >> (8 * i);
-}
-
-static void put_shdr(uint8_t *p, uint32_t name, uint32_t type, uint64_t flags,
-		     uint64_t addr, uint64_t off, uint64_t size, uint64_t align)
-{
-	put(p, name, 4);
-	put(p + 4, type, 4);
-	put(p + 8, flags, 8);
-	put(p + 16, addr, 8);
-	put(p + 24, off, 8);
-	put(p + 32, size, 8);
-	put(p + 48, align, 8);
 }
 
 /* The CIE gcc writes for x86-64: CFA rsp+8, RA at CFA-8, pcrel sdata4. */
@@ -89,7 +78,10 @@ static int write_object(const char *path, unsigned long n)
 	uint64_t eh_size = CIE_SIZE + n * FDE_SIZE;
 	uint64_t str = eh + eh_size;
 	uint64_t shoff = (str + sizeof(shstrtab) + 7) & ~7ULL;
-	uint64_t size = shoff + 4 * 64;
+	uint64_t size = shoff + 4 * sizeof(Elf64_Shdr);
+	Elf64_Ehdr *eh_hdr;
+	Elf64_Phdr *ph;
+	Elf64_Shdr *sh;
 	unsigned long i;
 	uint8_t *p;
 	FILE *f;
@@ -97,23 +89,27 @@ static int write_object(const char *path, unsigned long n)
 	p = calloc(1, size);
 	if (!p)
 		return 1;
-	memcpy(p, "\177ELF\2\1\1", 7);
-	put(p + 16, 3, 2);			/* ET_DYN */
-	put(p + 18, EM_X86_64, 2);
-	put(p + 20, 1, 4);
-	put(p + 32, 64, 8);			/* e_phoff */
-	put(p + 40, shoff, 8);
-	put(p + 52, 64, 2);
-	put(p + 54, 56, 2);
-	put(p + 56, 1, 2);			/* one PT_LOAD */
-	put(p + 58, 64, 2);
-	put(p + 60, 4, 2);
-	put(p + 62, 3, 2);			/* .shstrtab */
-	put(p + 64, 1, 4);			/* PT_LOAD */
-	put(p + 68, 5, 4);			/* R X */
-	put(p + 64 + 32, str, 8);		/* p_filesz */
-	put(p + 64 + 40, str, 8);		/* p_memsz */
-	put(p + 64 + 48, 0x1000, 8);
+	eh_hdr = (Elf64_Ehdr *)p;
+	memcpy(eh_hdr->e_ident, ELFMAG, SELFMAG);
+	eh_hdr->e_ident[EI_CLASS] = ELFCLASS64;
+	eh_hdr->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh_hdr->e_ident[EI_VERSION] = EV_CURRENT;
+	eh_hdr->e_type = ET_DYN;
+	eh_hdr->e_machine = EM_X86_64;
+	eh_hdr->e_version = EV_CURRENT;
+	eh_hdr->e_phoff = sizeof(*eh_hdr);
+	eh_hdr->e_shoff = shoff;
+	eh_hdr->e_ehsize = sizeof(*eh_hdr);
+	eh_hdr->e_phentsize = sizeof(*ph);
+	eh_hdr->e_phnum = 1;
+	eh_hdr->e_shentsize = sizeof(*sh);
+	eh_hdr->e_shnum = 4;
+	eh_hdr->e_shstrndx = 3;
+	ph = (Elf64_Phdr *)(p + sizeof(*eh_hdr));
+	*ph = (Elf64_Phdr){
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X,
+		.p_filesz = str, .p_memsz = str, .p_align = 0x1000,
+	};
 	for (i = 0; i < n; i++) {
 		memset(p + TEXT_OFF + i * FUNC_SIZE, 0x90, FUNC_SIZE);
 		p[TEXT_OFF + i * FUNC_SIZE] = 0xc3;
@@ -124,11 +120,22 @@ static int write_object(const char *path, unsigned long n)
 			eh + CIE_SIZE + i * FDE_SIZE,
 			TEXT_OFF + (n - 1 - i) * FUNC_SIZE, eh);
 	memcpy(p + str, shstrtab, sizeof(shstrtab));
-	put_shdr(p + shoff + 64, NAME_TEXT, 1, 6, TEXT_OFF, TEXT_OFF,
-		 text_size, 16);
-	put_shdr(p + shoff + 128, NAME_EH_FRAME, 1, 2, eh, eh, eh_size, 8);
-	put_shdr(p + shoff + 192, NAME_SHSTRTAB, 3, 0, 0, str,
-		 sizeof(shstrtab), 1);
+	sh = (Elf64_Shdr *)(p + shoff);
+	sh[1] = (Elf64_Shdr){
+		.sh_name = NAME_TEXT, .sh_type = SHT_PROGBITS,
+		.sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = TEXT_OFF,
+		.sh_offset = TEXT_OFF, .sh_size = text_size, .sh_addralign = 16,
+	};
+	sh[2] = (Elf64_Shdr){
+		.sh_name = NAME_EH_FRAME, .sh_type = SHT_PROGBITS,
+		.sh_flags = SHF_ALLOC, .sh_addr = eh, .sh_offset = eh,
+		.sh_size = eh_size, .sh_addralign = 8,
+	};
+	sh[3] = (Elf64_Shdr){
+		.sh_name = NAME_SHSTRTAB, .sh_type = SHT_STRTAB,
+		.sh_offset = str, .sh_size = sizeof(shstrtab),
+		.sh_addralign = 1,
+	};
 	f = fopen(path, "w");
 	if (!f || fwrite(p, 1, size, f) != size || fclose(f)) {
 		perror(path);

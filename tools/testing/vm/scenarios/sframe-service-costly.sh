@@ -46,6 +46,17 @@ sidecars_in_use()
 	return 1
 }
 
+# service_state STATE SECONDS: wait up to SECONDS until status says the
+# service is in STATE; returns 1 if it is not by then.
+service_state()
+{
+	ss_end=$(($(uptime_ms) + $2 * 1000))
+	until $SF status | grep -Eq "^service: running, .*, $1\$"; do
+		[ "$(uptime_ms)" -ge $ss_end ] && return 1
+		sleep 0.1
+	done
+}
+
 # released: $holder ended, wait until its sidecars are gone again.
 released()
 {
@@ -81,14 +92,8 @@ mapper=$!
 wait_text /tmp/costly/map.out mapped 30 ||
 	result fail "nobody could not map $LIB"
 # Reported, read and handed to a child (the module reads it first).
-gen_end=$(($(uptime_ms) + 30000))
-until $SF status | grep -Eq "^service: running, .*, generating$"; do
-	if [ "$(uptime_ms)" -ge $gen_end ]; then
-		result fail "the service did not start translating $LIB"
-		break
-	fi
-	sleep 0.1
-done
+service_state generating 30 ||
+	result fail "the service did not start translating $LIB"
 sleep 1
 sidecars_in_use attack
 attack_ms=$in_use_ms
@@ -111,14 +116,8 @@ wait $holder
 
 # The costly file's child ends, one way or the other, under a named
 # outcome; the service is unharmed.
-end=$(($(uptime_ms) + (CHILD_BUDGET_S + 60) * 1000))
-until $SF status | grep -Eq "^service: running, .*, idle$"; do
-	if [ "$(uptime_ms)" -ge $end ]; then
-		result fail "the costly file's generator child did not end"
-		break
-	fi
-	sleep 1
-done
+service_state idle $((CHILD_BUDGET_S + 60)) ||
+	result fail "the costly file's generator child did not end"
 $SF status
 if grep -q "$LIB: loaded" /tmp/costly.log; then
 	result ok "the costly file translated, checked and loaded"
