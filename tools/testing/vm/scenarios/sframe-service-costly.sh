@@ -17,7 +17,9 @@ SF=/workloads/project/sframectl
 W=/workloads/nosframe/deep
 COSTLY=/workloads/project/costly-ehframe
 RUNAS=/workloads/project/runas
-CACHE=/tmp/sidecar-cache
+# Its own cache, removed at the end: scenarios share one boot, and
+# sframe-service expects to generate into an empty one.
+CACHE=/tmp/costly-cache
 LIB=/tmp/costly/libcostly.so
 NFUNCS=200000
 NOBODY=65534
@@ -131,5 +133,5 @@ kill $mapper
 wait $mapper
 stop_serve costly
 sframe_state costly
-rm -rf /tmp/costly
+rm -rf /tmp/costly $CACHE
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
