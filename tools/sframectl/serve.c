@@ -21,6 +21,11 @@
  * (--all-owners: any); the kernel does not report files on a filesystem
  * a user could make hang (FUSE, network).
  *
+ * A sidecar not in the cache is made by a confined child (serve_gen.c,
+ * sandbox.c), a few at once, while the loop goes on serving: what is
+ * cached is loaded at once whatever is being translated.  What a child
+ * returns is checked as load checks a file before it is cached.
+ *
  * What it has done is published for sframectl status in its runtime
  * directory (serve_status.c), rewritten after each object and batch.
  */
@@ -40,10 +45,28 @@
 
 #include <sframe/ioctl.h>
 #include "serve_cache.h"
+#include "serve_gen.h"
 #include "sframectl.h"
 
 #define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
 #define SERVE_EVENTS	16		/* records per read() */
+/*
+ * Generator children at once (--jobs, at most SERVE_JOBS_MAX), and files
+ * waiting for one: a report beyond them is dropped and counted.
+ */
+#define SERVE_JOBS		2
+#define SERVE_JOBS_MAX		8
+#define SERVE_QUEUE_MAX		64
+/*
+ * A child's budgets: wall-clock time (TCG included), CPU time, and
+ * address space beyond what it inherits: a base plus a multiple of the
+ * input's size; its result is at most what the module takes.
+ */
+#define SERVE_GEN_WALL_MS	60000
+#define SERVE_GEN_CPU_SECONDS	60
+#define SERVE_GEN_MEMORY	(256ULL << 20)
+#define SERVE_GEN_MEMORY_PER_BYTE 32
+#define SERVE_GEN_OUT_MAX	(64U << 20)
 
 /* A file already handled, by identity. */
 struct serve_seen {
@@ -52,6 +75,25 @@ struct serve_seen {
 	off_t size;
 	struct timespec mtime;
 	bool no_sidecar;		/* none from us: own SFrame, failed */
+};
+
+/* A file being translated by a generator child. */
+struct serve_work {
+	struct serve_gen_job gen;	/* gen.pid 0: this worker is free */
+	int fd;				/* the report's, held until the end */
+	size_t seen;			/* its index in serve->seen */
+	struct sframe_input obj;
+	struct sframe_code code;
+	bool fill;
+	struct serve_gen_input in;	/* the child's: obj's bytes */
+	char name[PATH_MAX];
+	struct serve_cache_key key;	/* its cache entry */
+};
+
+/* A file waiting for a worker: its descriptor (ours) and record. */
+struct serve_waiting {
+	int fd;
+	size_t seen;
 };
 
 struct serve {
@@ -68,6 +110,11 @@ struct serve {
 	size_t nr_seen, cap_seen;
 	bool lost;			/* reports were lost: sweep */
 	struct sframe_serve_state st;
+	struct serve_work work[SERVE_JOBS_MAX];
+	unsigned int jobs;		/* of work[] in use at most */
+	unsigned int running;
+	struct serve_waiting queue[SERVE_QUEUE_MAX];
+	unsigned int queued;
 };
 
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
@@ -163,38 +210,6 @@ static int serve_write_file(const char *dir, const char *path,
 	return 0;
 }
 
-/*
- * Generate @name's sidecar from @obj (with @fill, for the gaps of its own
- * section) into *@data (*@size bytes) and the cache entry @key; a
- * failure is counted with its reason.
- */
-static int serve_generate(struct serve *s, const char *name,
-			  const struct sframe_input *obj, bool fill,
-			  const struct serve_cache_key *key, u8 **data,
-			  size_t *size)
-{
-	char msg[SFRAME_MSG_MAX] = "";
-	int ret;
-
-	if (sframe_gen_file(name, obj->file, obj->file_size, fill, data,
-			    size, msg, sizeof(msg))) {
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
-			name, msg);
-		s->st.failed[SFRAME_SERVE_NO_SFRAME]++;
-		return -1;
-	}
-	ret = serve_cache_put(&s->cache, key, *data, *size);
-	if (ret) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", key->path,
-			strerror(-ret));
-		s->st.failed[SFRAME_SERVE_CACHE]++;
-		free(*data);
-		*data = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Tell sframectl status what we are doing and have done. */
 static void serve_publish(struct serve *s, const char *doing)
 {
@@ -222,38 +237,174 @@ static void serve_unpublish(struct serve *s)
 	unlink(path);
 }
 
+/* Count what loading @seen's sidecar (from the cache or not) came to. */
+static void serve_loaded(struct serve *s, size_t seen, int ret,
+			 bool from_cache, bool fill)
+{
+	if (ret == -ENODATA)
+		s->st.own++;
+	else if (ret == -EEXIST)
+		s->st.by_hand++;
+	else if (ret > 0)
+		s->st.failed[SFRAME_SERVE_NOT_LOADED]++;
+	else if (!ret && from_cache)
+		s->st.cached++;
+	else if (!ret)
+		s->st.generated++;
+	s->st.filled += fill && !ret;
+	/* The module's refusal for want of memory may not last. */
+	s->seen[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
+}
+
+/* The child's words fit for our log: no control character, no newline. */
+static void serve_printable(unsigned char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (text[i] < 0x20 || text[i] >= 0x7f)
+			text[i] = '?';
+}
+
+/* Worker @w's job has ended as @end: check, cache and load its result. */
+static void serve_job_end(struct serve *s, struct serve_work *w,
+			  enum serve_gen_end end)
+{
+	int fail = -1, ret;
+	bool invalid;
+
+	/* Checked as load checks a file: it came from untrusted code. */
+	invalid = end == SERVE_GEN_DONE &&
+		  sframe_sidecar_verify(w->name, &w->obj, &w->code, w->key.path,
+					w->gen.buf, w->gen.len);
+
+	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
+	case SERVE_GEN_DONE:
+		ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
+				      w->gen.len);
+		if (ret) {
+			fprintf(stderr, "sframectl: serve: %s: %s\n",
+				w->key.path, strerror(-ret));
+			fail = SFRAME_SERVE_CACHE;
+			break;
+		}
+		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
+					      &w->code, w->key.path,
+					      w->gen.buf, w->gen.len, w->fill);
+		serve_loaded(s, w->seen, ret, false, w->fill);
+		break;
+	case SERVE_GEN_FAILED:
+		serve_printable(w->gen.buf, w->gen.len);
+		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %.*s\n",
+			w->name, (int)(w->gen.len < SFRAME_MSG_MAX ?
+				       w->gen.len : SFRAME_MSG_MAX),
+			(char *)w->gen.buf);
+		fail = SFRAME_SERVE_NO_SFRAME;
+		break;
+	case SERVE_GEN_NOT_STARTED:
+		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: no generator child: %s\n",
+			w->name, strerror(errno));
+		fail = SFRAME_SERVE_NO_SFRAME;
+		break;
+	case SERVE_GEN_KILLED:
+		fprintf(stderr, "sframectl: serve: %s: generator killed by signal %d\n",
+			w->name, w->gen.signal);
+		fail = SFRAME_SERVE_GEN_KILLED;
+		break;
+	case SERVE_GEN_OVER_TIME:
+		fprintf(stderr, "sframectl: serve: %s: generator over time (%u ms): killed\n",
+			w->name, SERVE_GEN_WALL_MS);
+		fail = SFRAME_SERVE_GEN_OVER_TIME;
+		break;
+	default:
+		fprintf(stderr, "sframectl: serve: %s: generator output invalid%s\n",
+			w->name, invalid ? "" : ": too large");
+		fail = SFRAME_SERVE_GEN_INVALID;
+		break;
+	}
+	if (fail >= 0) {
+		s->st.failed[fail]++;
+		s->seen[w->seen].no_sidecar = true;
+	}
+	serve_gen_free(&w->gen);
+	sframe_input_free(&w->obj);
+	close(w->fd);
+	w->fd = -1;
+	s->running--;
+}
+
 /*
- * Supply the object the module reported open at @fd, unless it is not
- * ours to do or is known to need nothing from us.  A report says it has
- * no sidecar now (never had one, or it was released with the file's
- * entry): one supplied before is supplied again, from the cache.
+ * Translate @obj, @name's bytes (ours to keep), in a child; or queue the
+ * file, open at @fd, for later when every worker is busy.
  */
-static void serve_file(struct serve *s, int fd)
+static void serve_generate(struct serve *s, int fd, size_t seen,
+			   const char *name, struct sframe_input *obj,
+			   const struct sframe_code *code, bool fill,
+			   const struct serve_cache_key *key)
+{
+	struct sandbox_limits lim = { .cpu_seconds = SERVE_GEN_CPU_SECONDS };
+	struct serve_work *w = s->work;
+	enum serve_gen_end end;
+
+	while (w < s->work + s->jobs && w->gen.pid)
+		w++;
+	if (w == s->work + s->jobs) {
+		fd = s->queued < SERVE_QUEUE_MAX ?
+		     fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (fd < 0) {
+			fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
+				name, s->queued);
+			s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
+			s->seen[seen].no_sidecar = false;
+			return;
+		}
+		s->queue[s->queued++] = (struct serve_waiting){ fd, seen };
+		return;
+	}
+	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	w->seen = seen;
+	w->obj = *obj;
+	memset(obj, 0, sizeof(*obj));
+	w->code = *code;
+	w->fill = fill;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	w->key = *key;
+	lim.address_space = serve_gen_address_space(SERVE_GEN_MEMORY +
+		SERVE_GEN_MEMORY_PER_BYTE * (unsigned long long)w->obj.file_size);
+	w->in = (struct serve_gen_input){
+		.name = w->name, .file = w->obj.file,
+		.file_size = w->obj.file_size, .fill = fill,
+	};
+	s->running++;
+	end = serve_gen_start(&w->gen, &lim, SERVE_GEN_WALL_MS,
+			      SERVE_GEN_OUT_MAX, serve_gen_translate, &w->in);
+	if (end != SERVE_GEN_RUNNING || w->fd < 0)
+		serve_job_end(s, w, SERVE_GEN_NOT_STARTED);
+}
+
+/*
+ * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
+ * from the cache at once, else from a generator child.
+ */
+static void serve_supply(struct serve *s, int fd, size_t seen)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
 	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
-	struct serve_seen *seen;
-	bool first, from_cache, fill;
 	u8 *side = NULL;
 	size_t size;
-	struct stat st;
+	bool fill;
 	int ret;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return;
-	/* Before remembering it: a user's flood must not grow our memory. */
-	if (!s->all_owners && (st.st_uid != 0 || (st.st_mode & 0022))) {
-		s->st.not_roots++;
-		return;
-	}
-	seen = serve_remember(s, &st, &first);
-	if (!seen || (!first && seen->no_sidecar))
-		return;
-	/* What fails before the hand-over is logged once, not tried again. */
-	seen->no_sidecar = true;
 	serve_fd_name(fd, name, sizeof(name));
+	/* A file that waited was read once already through this open. */
+	if (lseek(fd, 0, SEEK_SET)) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
+			strerror(errno));
+		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
+		goto published;
+	}
 	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
 	    SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", name, msg);
@@ -271,42 +422,150 @@ static void serve_file(struct serve *s, int fd)
 		s->st.failed[SFRAME_SERVE_CACHE]++;
 		goto out;
 	}
-	from_cache = !serve_cache_get(&s->cache, &key, &side, &size);
-	if (!from_cache &&
-	    serve_generate(s, name, &obj, fill, &key, &side, &size))
-		goto out;
-	ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code, key.path,
-				      side, size, fill);
-	if (ret == EXIT_INVALID && from_cache) {
+	if (!serve_cache_get(&s->cache, &key, &side, &size)) {
+		ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
+					      key.path, side, size, fill);
+		if (ret != EXIT_INVALID) {
+			serve_loaded(s, seen, ret, true, fill);
+			goto out;
+		}
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
-		free(side);
-		side = NULL;
-		from_cache = false;
-		ret = serve_generate(s, name, &obj, fill, &key, &side, &size) ?
-		      -1 : sframe_load_sidecar_obj(s->dev, fd, name, &obj,
-						   &code, key.path, side, size,
-						   fill);
 	}
-	if (ret == -ENODATA)
-		s->st.own++;
-	else if (ret == -EEXIST)
-		s->st.by_hand++;
-	else if (ret > 0)		/* -1: serve_generate() counted it */
-		s->st.failed[SFRAME_SERVE_NOT_LOADED]++;
-	else if (!ret && from_cache)
-		s->st.cached++;
-	else if (!ret)
-		s->st.generated++;
-	s->st.filled += fill && !ret;
-	/* The module's refusal for want of memory may not last. */
-	seen->no_sidecar = ret == EXIT_INVALID || ret == -ENODATA || ret == -1;
+	serve_generate(s, fd, seen, name, &obj, &code, fill, &key);
 out:
 	free(side);
 	sframe_input_free(&obj);
 published:
 	serve_publish(s, s->st.doing);
+}
+
+/* Is a child translating the file of s->seen[@seen], or waiting to? */
+static bool serve_busy(const struct serve *s, size_t seen)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->jobs; i++)
+		if (s->work[i].gen.pid && s->work[i].seen == seen)
+			return true;
+	for (i = 0; i < s->queued; i++)
+		if (s->queue[i].seen == seen)
+			return true;
+	return false;
+}
+
+/*
+ * Supply the object the module reported open at @fd, unless it is not
+ * ours to do or is known to need nothing from us.  A report says it has
+ * no sidecar now (never had one, or it was released with the file's
+ * entry): one supplied before is supplied again, from the cache.
+ */
+static void serve_file(struct serve *s, int fd)
+{
+	struct serve_seen *seen;
+	struct stat st;
+	bool first;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	/* Before remembering it: a user's flood must not grow our memory. */
+	if (!s->all_owners && (st.st_uid != 0 || (st.st_mode & 0022))) {
+		s->st.not_roots++;
+		return;
+	}
+	seen = serve_remember(s, &st, &first);
+	/* One child per file: its end supplies every mapping of it. */
+	if (!seen || (!first && (seen->no_sidecar ||
+				 serve_busy(s, seen - s->seen))))
+		return;
+	/* What fails before the hand-over is logged once, not tried again. */
+	seen->no_sidecar = true;
+	serve_supply(s, fd, seen - s->seen);
+}
+
+/* "idle" once no child runs and none waits. */
+static const char *serve_idle(const struct serve *s)
+{
+	return s->running || s->queued ? "generating" : "idle";
+}
+
+/* Start the files waiting, first come first, while workers are free. */
+static void serve_pump(struct serve *s)
+{
+	struct serve_waiting next;
+
+	while (s->queued && s->running < s->jobs) {
+		next = s->queue[0];
+		memmove(s->queue, s->queue + 1,
+			--s->queued * sizeof(*s->queue));
+		serve_supply(s, next.fd, next.seen);
+		close(next.fd);
+	}
+}
+
+/*
+ * poll() the @nr descriptors @pfd and every child's pipe, for at most
+ * @wait ms (-1: no limit) and no later than the first child's deadline;
+ * then end every child that finished or ran out of time, and start the
+ * files waiting.  poll()'s result; @pfd's revents as it set them.
+ */
+static int serve_poll(struct serve *s, struct pollfd *pfd, unsigned int nr,
+		      int wait)
+{
+	struct pollfd all[2 + SERVE_JOBS_MAX];
+	struct serve_work *job[SERVE_JOBS_MAX];
+	long long now = serve_gen_now(), left;
+	enum serve_gen_end end;
+	unsigned int i, k = 0;
+	int n;
+
+	memcpy(all, pfd, nr * sizeof(*pfd));
+	for (i = 0; i < s->jobs; i++) {
+		if (!s->work[i].gen.pid)
+			continue;
+		job[k] = &s->work[i];
+		all[nr + k++] = (struct pollfd){
+			.fd = s->work[i].gen.out, .events = POLLIN,
+		};
+		left = s->work[i].gen.deadline - now;
+		left = left < 0 ? 0 : left;
+		if (wait < 0 || left < wait)
+			wait = left;
+	}
+	n = poll(all, nr + k, wait);
+	memcpy(pfd, all, nr * sizeof(*pfd));
+	for (i = 0; i < k; i++) {
+		end = SERVE_GEN_RUNNING;
+		if (n > 0 && all[nr + i].revents)
+			end = serve_gen_read(&job[i]->gen);
+		if (end == SERVE_GEN_RUNNING)
+			end = serve_gen_expire(&job[i]->gen, serve_gen_now());
+		if (end != SERVE_GEN_RUNNING)
+			serve_job_end(s, job[i], end);
+	}
+	serve_pump(s);
+	if (k && (!strcmp(s->st.doing, "generating") ||
+		  !strcmp(s->st.doing, "idle")))
+		serve_publish(s, serve_idle(s));
+	return n;
+}
+
+/* The service ends: its children with it, and the waiting forgotten. */
+static void serve_stop_jobs(struct serve *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->jobs; i++) {
+		if (!s->work[i].gen.pid)
+			continue;
+		serve_gen_free(&s->work[i].gen);
+		sframe_input_free(&s->work[i].obj);
+		close(s->work[i].fd);
+	}
+	for (i = 0; i < s->queued; i++)
+		close(s->queue[i].fd);
+	s->running = s->queued = 0;
 }
 
 static void serve_report(const struct serve *s, const char *when)
@@ -324,6 +583,7 @@ static void serve_report(const struct serve *s, const char *when)
  */
 static int serve_drain(struct serve *s)
 {
+	struct pollfd stop = { .fd = s->sig, .events = POLLIN };
 	struct sframe_event ev[SERVE_EVENTS];
 	ssize_t n;
 	int i;
@@ -338,6 +598,10 @@ static int serve_drain(struct serve *s)
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
 		s->st.in_hand--;
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
+			/* Wait for room rather than drop a file. */
+			while (s->queued == SERVE_QUEUE_MAX &&
+			       !serve_stopping(s))
+				serve_poll(s, &stop, 1, -1);
 			serve_file(s, ev[i].fd);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
@@ -346,7 +610,7 @@ static int serve_drain(struct serve *s)
 			s->lost = true;
 		}
 	}
-	serve_publish(s, "idle");
+	serve_publish(s, serve_idle(s));
 	fflush(stdout);
 	return n / sizeof(*ev);
 }
@@ -385,7 +649,7 @@ static int serve_sweep(struct serve *s)
 			break;
 		}
 	}
-	serve_publish(s, "idle");
+	serve_publish(s, serve_idle(s));
 	return 0;
 }
 
@@ -409,13 +673,13 @@ static int serve_own_dir(const char *dir)
 
 /*
  * sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR]
- *                 [--all-owners] [--once]
+ *                 [--all-owners] [--jobs N] [--once]
  */
 int sframe_serve_command(int argc, char **argv)
 {
 	struct serve s = {
 		.dir = SERVE_CACHE_DIR, .run_dir = SFRAME_RUN_DIR, .dev = -1,
-		.watch = -1, .sig = -1, .lock = -1,
+		.watch = -1, .sig = -1, .lock = -1, .jobs = SERVE_JOBS,
 	};
 	unsigned int cache_max_mb = SERVE_CACHE_MAX_MB;
 	struct pollfd pfd[2];
@@ -441,8 +705,13 @@ int sframe_serve_command(int argc, char **argv)
 			s.all_owners = true;
 		} else if (!strcmp(argv[i], "--once")) {
 			once = true;
+		} else if (!strcmp(argv[i], "--jobs") && i + 1 < argc &&
+			   atoi(argv[i + 1]) >= 1 &&
+			   atoi(argv[i + 1]) <= SERVE_JOBS_MAX) {
+			s.jobs = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR] [--all-owners] [--once]\n");
+			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR] [--all-owners] [--jobs 1-%d] [--once]\n",
+				SERVE_JOBS_MAX);
 			return EXIT_USAGE;
 		}
 	}
@@ -487,15 +756,19 @@ int sframe_serve_command(int argc, char **argv)
 	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
 	for (;;) {
-		int n = poll(pfd, 2, once ? 0 : -1);
+		/* --once: until what the sweep started has ended. */
+		int n = serve_poll(&s, pfd, 2,
+				   once && !s.running && !s.queued ? 0 : -1);
 
-		if ((n < 0 && errno != EINTR) || (n == 0 && once) ||
+		if ((n < 0 && errno != EINTR) ||
+		    (n == 0 && once && !s.running && !s.queued) ||
 		    (n > 0 && pfd[1].revents))
 			break;
 		if (n > 0 && pfd[0].revents &&
 		    (serve_drain(&s) < 0 || (s.lost && serve_sweep(&s))))
 			break;
 	}
+	serve_stop_jobs(&s);
 	serve_report(&s, "at exit");
 	ret = 0;
 out:

@@ -53,6 +53,14 @@ static const struct {
 	{ "cache_refused", offsetof(struct sframe_serve_state, cache.refused) },
 	{ "cache_evicted", offsetof(struct sframe_serve_state, cache.evicted) },
 	{ "cache_stale", offsetof(struct sframe_serve_state, cache.stale) },
+	{ "failed_gen_killed",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_GEN_KILLED]) },
+	{ "failed_gen_over_time",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_GEN_OVER_TIME]) },
+	{ "failed_gen_invalid",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_GEN_INVALID]) },
+	{ "failed_queue_full",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_QUEUE_FULL]) },
 };
 
 /* Why an object got no sidecar, as status prints it. */
@@ -61,6 +69,10 @@ static const char * const serve_fail_names[SFRAME_SERVE_NR_FAILS] = {
 	[SFRAME_SERVE_NO_SFRAME] = "cannot generate SFrame",
 	[SFRAME_SERVE_CACHE] = "cache not writable",
 	[SFRAME_SERVE_NOT_LOADED] = "not loaded",
+	[SFRAME_SERVE_GEN_KILLED] = "generator killed",
+	[SFRAME_SERVE_GEN_OVER_TIME] = "generator over time",
+	[SFRAME_SERVE_GEN_INVALID] = "generator output invalid",
+	[SFRAME_SERVE_QUEUE_FULL] = "queue full",
 };
 
 static unsigned int *serve_counter(struct sframe_serve_state *st,

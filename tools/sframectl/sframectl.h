@@ -138,6 +138,9 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
 			    const struct sframe_code *code, const char *name,
 			    const u8 *data, size_t size, bool fill);
+int sframe_sidecar_verify(const char *elf, const struct sframe_input *obj,
+			  const struct sframe_code *code, const char *name,
+			  const u8 *data, size_t size);
 int sframe_serve_command(int argc, char **argv);
 
 /* Why the service could not supply an object's sidecar. */
@@ -146,6 +149,10 @@ enum sframe_serve_fail {
 	SFRAME_SERVE_NO_SFRAME,		/* its .eh_frame cannot be translated */
 	SFRAME_SERVE_CACHE,		/* its cache file cannot be written */
 	SFRAME_SERVE_NOT_LOADED,	/* sframectl or the module refused it */
+	SFRAME_SERVE_GEN_KILLED,	/* the generator died of a signal */
+	SFRAME_SERVE_GEN_OVER_TIME,	/* it ran past its wall-clock budget */
+	SFRAME_SERVE_GEN_INVALID,	/* what it returned failed the checks */
+	SFRAME_SERVE_QUEUE_FULL,	/* too many files waiting for one */
 	SFRAME_SERVE_NR_FAILS,
 };
 

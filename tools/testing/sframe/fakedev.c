@@ -12,12 +12,13 @@
  *   FAKEDEV_REPLACE  ... and, right after the first, this file is renamed
  *                    over it: a file replaced between steps
  *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
- *   FAKEDEV_MAPPED   the file that SFRAME_IOC_REPORT_MAPPED reports
+ *   FAKEDEV_MAPPED   the files (PATH[:PATH...]) SFRAME_IOC_REPORT_MAPPED
+ *                    reports
  *
  * Opening the device opens /dev/null instead; other files are untouched.
- * SFRAME_IOC_WATCH gives a pipe on which the only report is
+ * SFRAME_IOC_WATCH gives a pipe on which the only reports are
  * FAKEDEV_MAPPED's, once a sweep asks for what is mapped, so that
- * sframectl serve serves it and then waits until it is stopped.
+ * sframectl serve serves them and then waits until it is stopped.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -198,21 +199,29 @@ static int watch_reports(void)
 	return p[0];
 }
 
-/* SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's report, the first time. */
+/* SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's reports, the first time. */
 static int report_mapped(unsigned long how)
 {
-	const char *path = getenv("FAKEDEV_MAPPED");
+	const char *list = getenv("FAKEDEV_MAPPED");
 	struct sframe_event ev = {
 		.size = sizeof(ev), .type = SFRAME_EVENT_NEED_SIDECAR,
 	};
+	char *paths, *path, *save;
 	static int reported;
 
 	log_line("report-mapped %lu\n", how);
-	if (!path || reported++)
+	if (!list || reported++)
 		return 0;
-	ev.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ev.fd < 0 || write(watch_in, &ev, sizeof(ev)) != sizeof(ev))
-		log_line("report of %s failed: %s\n", path, strerror(errno));
+	paths = strdup(list);
+	for (path = strtok_r(paths, ":", &save); path;
+	     path = strtok_r(NULL, ":", &save)) {
+		ev.fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (ev.fd < 0 ||
+		    write(watch_in, &ev, sizeof(ev)) != sizeof(ev))
+			log_line("report of %s failed: %s\n", path,
+				 strerror(errno));
+	}
+	free(paths);
 	return 0;
 }
 

@@ -128,8 +128,8 @@ wait $first
 # perf and its 20-odd libraries are new to the service as well: let it
 # supply them before recording, so that the recordings measure sidecars
 # in use, not two TCG vCPUs shared with that generation.  Reports are
-# served in the order they came: a marker mapped after perf has its
-# sidecar in use once perf's are done.
+# taken in the order they came: a marker mapped after perf has its
+# sidecar in use once perf's are made or being made (below: until idle).
 perf version > /dev/null
 $NOEH &
 noeh=$!
@@ -145,6 +145,13 @@ wait_text /tmp/first.log "$NOEH: cannot generate SFrame" 60 ||
 kill $marker $noeh
 wait $marker $noeh
 
+# Its generator children run side by side: the marker's may end before
+# a library of perf's.  Once none runs, nothing is left to settle.
+idle_end=$(($(uptime_ms) + 120000))
+until $SF status | grep -Eq "^service: running, .*, idle$"; do
+	[ "$(uptime_ms)" -ge $idle_end ] && break
+	sleep 0.5
+done
 # All served and nothing mapped since: the service's numbers are settled.
 loaded=$(($(stat_value sidecars_loaded) - loaded0))
 cannot=$(grep -c "cannot generate SFrame" /tmp/first.log)

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The confinement of sframectl serve's generator children holds: in the
+ * sandbox a child has one descriptor, no privilege and no way out (open,
+ * socket, execve, an i386 system call: SIGSYS); one that loops is killed
+ * at its wall-clock budget, one that allocates past its address space
+ * fails cleanly, one that writes too much is cut off; and the real
+ * generator still translates a system library there, into a sidecar the
+ * parent's checks accept.
+ *
+ *   sandbox_test [ELF]     (default: this system's libc)
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "../../sframectl/serve_gen.h"
+#include "tap.h"
+
+#define TEST_WALL_MS	10000		/* for a child that must finish */
+#define TEST_LOOP_MS	300		/* for the one that must not */
+#define TEST_OUT_MAX	(1 << 20)
+#define TEST_MEMORY	(64ULL << 20)	/* beyond what it inherits */
+#define TEST_LIBC	"/lib/x86_64-linux-gnu/libc.so.6"
+#if defined(__x86_64__)
+#define TEST_REFUSALS	5		/* test_refused() calls */
+#else
+#define TEST_REFUSALS	4
+#endif
+
+static struct sandbox_limits limits;
+static unsigned int ends[SERVE_GEN_NOT_STARTED + 1];
+
+/* Wait for the job @j, started as @end, to end, as serve does. */
+static enum serve_gen_end finish(struct serve_gen_job *j,
+				 enum serve_gen_end end)
+{
+	struct pollfd p;
+
+	while (end == SERVE_GEN_RUNNING) {
+		p = (struct pollfd){ .fd = j->out, .events = POLLIN };
+		if (poll(&p, 1, 20) > 0)
+			end = serve_gen_read(j);
+		if (end == SERVE_GEN_RUNNING)
+			end = serve_gen_expire(j, serve_gen_now());
+	}
+	ends[end]++;
+	return end;
+}
+
+/* Run @work(@arg) in the sandbox to its end; the job, for its output. */
+static enum serve_gen_end run(struct serve_gen_job *j, serve_gen_work work,
+			      void *arg, unsigned int wall_ms, size_t max)
+{
+	return finish(j, serve_gen_start(j, &limits, wall_ms, max, work, arg));
+}
+
+static int say_hello(void *arg, int out)
+{
+	return write(out, "hello", 5) == 5 ? 0 : 1;
+}
+
+static int try_open(void *arg, int out)
+{
+	return open("/etc/passwd", O_RDONLY) < 0 ? 2 : 0;
+}
+
+static int try_socket(void *arg, int out)
+{
+	return socket(AF_UNIX, SOCK_STREAM, 0) < 0 ? 2 : 0;
+}
+
+static int try_execve(void *arg, int out)
+{
+	static char * const argv[] = { "/bin/true", NULL };
+
+	execve(argv[0], argv, argv + 1);
+	return 2;
+}
+
+static int try_stdout(void *arg, int out)
+{
+	return write(1, "x", 1) == 1 ? 0 : 2;
+}
+
+#if defined(__x86_64__)
+/* getpid through the i386 entry: the filter's architecture check. */
+static int try_i386(void *arg, int out)
+{
+	long ret = 20;			/* i386 __NR_getpid */
+
+	asm volatile("int $0x80" : "+a"(ret) : : "memory");
+	return 2;
+}
+#endif
+
+/* Until killed: by its budget, or while the parent looks at it. */
+static int loop(void *arg, int out)
+{
+	for (;;)
+		;
+	return 0;
+}
+
+/* Allocate and touch past the address space allowed; say what came of it. */
+static int allocate(void *arg, int out)
+{
+	size_t size = 2 * TEST_MEMORY;
+	char *p = malloc(size);
+
+	if (!p)
+		return write(out, "out of memory", 13) == 13 ? 1 : 3;
+	memset(p, 1, size);
+	return 0;
+}
+
+static int flood(void *arg, int out)
+{
+	static const char page[4096];
+
+	for (;;)
+		if (write(out, page, sizeof(page)) < 0)
+			return 1;
+}
+
+/* The value of @key in /proc/@pid/status, or "". */
+static void proc_status(pid_t pid, const char *key, char *val, size_t size)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	FILE *f;
+
+	*val = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			snprintf(val, size, "%s", line + len + 1 +
+				 strspn(line + len + 1, "\t "));
+	fclose(f);
+	val[strcspn(val, "\n")] = '\0';
+}
+
+static unsigned int proc_fds(pid_t pid)
+{
+	char path[64];
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* What the kernel says of a confined child. */
+static void test_confined(void)
+{
+	char seccomp[64], nnp[64], eff[64], bnd[64], uid[64];
+	struct serve_gen_job j;
+	unsigned int fds, i;
+	pid_t pid;
+	bool root = !geteuid();
+
+	serve_gen_start(&j, &limits, TEST_WALL_MS, TEST_OUT_MAX, loop, NULL);
+	for (i = 0; i < 500; i++) {
+		proc_status(j.pid, "Seccomp", seccomp, sizeof(seccomp));
+		if (!strcmp(seccomp, "2"))
+			break;
+		usleep(10000);
+	}
+	proc_status(j.pid, "NoNewPrivs", nnp, sizeof(nnp));
+	proc_status(j.pid, "CapEff", eff, sizeof(eff));
+	proc_status(j.pid, "CapBnd", bnd, sizeof(bnd));
+	proc_status(j.pid, "Uid", uid, sizeof(uid));
+	fds = proc_fds(j.pid);
+	pid = j.pid;
+	tap_ok(!strcmp(seccomp, "2"), "the child is in seccomp filter mode (Seccomp: %s)",
+	       seccomp);
+	tap_ok(!strcmp(nnp, "1"), "no new privileges (NoNewPrivs: %s)", nnp);
+	tap_ok(!strcmp(eff, "0000000000000000"), "no effective capability (CapEff: %s)",
+	       eff);
+	tap_ok(!root || !strcmp(bnd, "0000000000000000"),
+	       "started as root: the bounding set is empty (CapBnd: %s)", bnd);
+	tap_ok(root ? !strncmp(uid, "65534\t65534\t65534\t65534", 23) :
+		      (unsigned int)atoi(uid) == getuid(),
+	       "%s (Uid: %s)", root ? "root became nobody" : "its user stays",
+	       uid);
+	tap_ok(fds == 1, "one descriptor open: its pipe (%u)", fds);
+	serve_gen_free(&j);
+	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH,
+	       "stopped: killed and reaped");
+}
+
+static void test_refused(const char *what, serve_gen_work work, int sig)
+{
+	struct serve_gen_job j;
+	enum serve_gen_end end;
+
+	end = run(&j, work, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	tap_ok(end == SERVE_GEN_KILLED && j.signal == sig,
+	       "%s in the sandbox: killed by signal %d (%s, signal %d)", what,
+	       sig, serve_gen_end_str(end), j.signal);
+	serve_gen_free(&j);
+}
+
+/* The generator, confined, on @path: a sidecar the parent accepts. */
+static void test_generator(const char *path)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct serve_gen_job j;
+	struct sframe_code code;
+	enum serve_gen_end end;
+	struct serve_gen_input in;
+	struct sframe_input obj;
+	long long t;
+
+	if (sframe_input_load(&obj, path, true, msg, sizeof(msg)) ||
+	    sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			    sizeof(msg))) {
+		tap_ok(false, "%s: %s", path, msg);
+		return;
+	}
+	t = serve_gen_now();
+	in = (struct serve_gen_input){
+		.name = path, .file = obj.file, .file_size = obj.file_size,
+	};
+	limits.address_space = serve_gen_address_space(TEST_MEMORY +
+						       32 * obj.file_size);
+	end = run(&j, serve_gen_translate, &in, 60000, 64 << 20);
+	t = serve_gen_now() - t;
+	tap_ok(end == SERVE_GEN_DONE, "%s translated in the sandbox (%s, %zu bytes, %lld ms)",
+	       path, serve_gen_end_str(end), j.len, t);
+	tap_ok(end == SERVE_GEN_DONE &&
+	       !sframe_sidecar_verify(path, &obj, &code, "its sidecar",
+				      j.buf, j.len),
+	       "the parent's checks accept what came back");
+	serve_gen_free(&j);
+	sframe_input_free(&obj);
+}
+
+int main(int argc, char **argv)
+{
+	struct serve_gen_job j;
+	enum serve_gen_end end;
+	long long t;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	limits = (struct sandbox_limits){
+		.cpu_seconds = 60,
+		.address_space = serve_gen_address_space(TEST_MEMORY),
+	};
+	end = run(&j, say_hello, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	tap_ok(end == SERVE_GEN_DONE && j.len == 5 && !memcmp(j.buf, "hello", 5),
+	       "a child that writes its result: done, the parent has it (%s)",
+	       serve_gen_end_str(end));
+	serve_gen_free(&j);
+	test_confined();
+	test_refused("open()", try_open, SIGSYS);
+	test_refused("socket()", try_socket, SIGSYS);
+	test_refused("execve()", try_execve, SIGSYS);
+	test_refused("write() to stdout", try_stdout, SIGSYS);
+#if defined(__x86_64__)
+	test_refused("an i386 system call", try_i386, SIGSYS);
+#endif
+
+	t = serve_gen_now();
+	end = serve_gen_start(&j, &limits, TEST_LOOP_MS, TEST_OUT_MAX, loop,
+			      NULL);
+	pid = j.pid;
+	end = finish(&j, end);
+	t = serve_gen_now() - t;
+	tap_ok(end == SERVE_GEN_OVER_TIME && t >= TEST_LOOP_MS && t < 10 * TEST_LOOP_MS + 2000,
+	       "a child that loops: killed at its budget of %u ms (%s after %lld ms)",
+	       TEST_LOOP_MS, serve_gen_end_str(end), t);
+	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH, "and reaped");
+	serve_gen_free(&j);
+
+	end = run(&j, allocate, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	tap_ok(end == SERVE_GEN_FAILED && j.len == 13 &&
+	       !memcmp(j.buf, "out of memory", 13),
+	       "a child that allocates past RLIMIT_AS: malloc fails, it says so (%s)",
+	       serve_gen_end_str(end));
+	serve_gen_free(&j);
+
+	end = run(&j, flood, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	tap_ok(end == SERVE_GEN_TOO_LARGE && j.len == TEST_OUT_MAX + 1,
+	       "a child that writes without end: cut off after %u bytes (%s)",
+	       TEST_OUT_MAX, serve_gen_end_str(end));
+	serve_gen_free(&j);
+
+	test_generator(argc > 1 ? argv[1] : TEST_LIBC);
+
+	tap_ok(ends[SERVE_GEN_DONE] == 2 && ends[SERVE_GEN_FAILED] == 1 &&
+	       ends[SERVE_GEN_KILLED] == TEST_REFUSALS &&
+	       ends[SERVE_GEN_OVER_TIME] == 1 && ends[SERVE_GEN_TOO_LARGE] == 1,
+	       "the parent counted each end: %u done, %u failed, %u killed, %u over time, %u too large",
+	       ends[SERVE_GEN_DONE], ends[SERVE_GEN_FAILED],
+	       ends[SERVE_GEN_KILLED], ends[SERVE_GEN_OVER_TIME],
+	       ends[SERVE_GEN_TOO_LARGE]);
+	return tap_done();
+}
