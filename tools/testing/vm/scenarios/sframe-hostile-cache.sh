@@ -60,7 +60,7 @@ rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
 
 # The attack: the doctored copy first, mapped by uid 1001.
 load_module sframe_unwind
-CACHE=/tmp/sidecar-cache
+CACHE=/tmp/attack-cache
 serve attack || { unload_module sframe_unwind; exit 1; }
 /workloads/project/runas 1001 /workloads/project/execmap hold $DOCTORED \
 	> /tmp/hold.out 2>&1 &
@@ -92,3 +92,5 @@ wait $victim $holder
 stop_serve attack
 sframe_state attack
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+# Other scenarios of this boot start with empty caches of their own.
+rm -rf /tmp/control-cache /tmp/attack-cache
