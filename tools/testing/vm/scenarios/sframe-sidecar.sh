@@ -45,7 +45,7 @@ refused 1 "the module refused the sidecar: Invalid argument" \
 refused 1 "invalid:" $SF load $SO $SC/truncated.sframe
 refused 1 "the module refused the sidecar" \
 	$SF load --force $SO $SC/truncated.sframe
-refused 2 "sidecars need CAP_SYS_ADMIN" \
+refused 2 "sidecars need write access to it" \
 	/workloads/project/runas 65534 $SF load $W
 refused 1 "no sidecar loaded" $SF unload /workloads/v3-binutils-2.47/deep
 after=$(stat_value sidecars_rejected)
