@@ -3,7 +3,7 @@
 # cache has not grown and no exited process is left in the maps.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 300
 . /vmtest/lib.sh
 load_module sframe_unwind

@@ -6,7 +6,7 @@
 # does) frees the twelve and keeps the running one's.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 300
 . /vmtest/lib.sh
 P=/workloads/project

@@ -10,7 +10,7 @@
 # sidecars made for that build and for the sysroot's libc.
 # needs: module sframectl
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
-# default: debian-5.10 debian-6.12 debug
+# default: debian-5.10 debug
 # timeout: 1200
 . /vmtest/lib.sh
 load_module sframe_unwind
