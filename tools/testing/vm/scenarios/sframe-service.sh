@@ -38,7 +38,7 @@ CACHE=/tmp/sidecar-cache
 # A file first mapped must have its sidecar within this, generation
 # included (TCG; the debug kernel is several times slower).
 case $KERNEL in
-debug)	LIMIT_MS=20000 ;;
+debug)	LIMIT_MS=60000 ;;
 *)	LIMIT_MS=10000 ;;
 esac
 
