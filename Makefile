@@ -24,6 +24,8 @@
 #   make demo             perf -g with and without the module, in a VM
 #   make deb              build/deb/*.deb: sframe-unwind-dkms and sframectl,
 #                         built from a copy of the tree's source files
+#   make results          Documentation/results-metrics.rst: the metrics of
+#                         RESULTS= (default results/check, make check's VM run)
 #   make fixtures         rebuild the x86-64 fixtures and workloads in
 #                         build/fixtures with binutils 2.40, 2.44 and 2.47
 #                         (Debian's, two in chroots: root and the network
@@ -82,6 +84,11 @@ deb:
 		xargs -0 cp --parents -t $(DEB_OUT)/src
 	cd $(DEB_OUT)/src && dpkg-buildpackage -b -us -uc
 
+RESULTS ?= results/check
+
+results:
+	tools/testing/results-table $(RESULTS) --output Documentation/results-metrics.rst
+
 fixtures:
 	tools/testing/sframe/fixtures/x86_64/regenerate $(CURDIR)/build/fixtures
 
@@ -92,4 +99,4 @@ clean:
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
 .PHONY: module tools check check-user check-vm check-system fuzz bench bench-user bench-vm \
-	checkpatch demo deb fixtures clean
+	checkpatch demo deb results fixtures clean
