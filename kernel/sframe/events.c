@@ -113,11 +113,14 @@ unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
 
 /*
  * The same for a sweep, which never drops: 0 and the watcher's
- * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.
+ * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.  The
+ * record says it was swept, so that the watcher can serve what is being
+ * mapped now first.
  */
 int sframe_events_offer(struct file *file, u32 flags, unsigned int *gen)
 {
-	return sframe_events_add(file, flags, false, gen);
+	return sframe_events_add(file, flags | SFRAME_EVENT_F_SWEPT, false,
+				 gen);
 }
 
 static bool sframe_events_ready(void)

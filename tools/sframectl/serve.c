@@ -52,11 +52,16 @@
 #define SERVE_EVENTS	16		/* records per read() */
 /*
  * Generator children at once (--jobs, at most SERVE_JOBS_MAX), and files
- * waiting for one: a report beyond them is dropped and counted.
+ * waiting for one: a report beyond them is dropped and counted.  What is
+ * being mapped now comes first (serve_pump()): files a sweep found take
+ * at most SERVE_QUEUE_SWEPT of the places, and one child fewer than
+ * --jobs when there are two or more; a swept file with no place left is
+ * found again by the next sweep.
  */
 #define SERVE_JOBS		2
 #define SERVE_JOBS_MAX		8
 #define SERVE_QUEUE_MAX		64
+#define SERVE_QUEUE_SWEPT	48
 /*
  * A child's budgets: wall-clock time (TCG included), CPU time, and
  * address space beyond what it inherits: a base plus a multiple of the
@@ -85,15 +90,20 @@ struct serve_work {
 	struct sframe_input obj;
 	struct sframe_code code;
 	bool fill;
+	bool swept;			/* a sweep found it */
 	struct serve_gen_input in;	/* the child's: obj's bytes */
 	char name[PATH_MAX];
 	struct serve_cache_key key;	/* its cache entry */
 };
 
-/* A file waiting for a worker: its descriptor (ours) and record. */
+/*
+ * A file waiting for a worker: its descriptor (ours) and record, and
+ * whether only a sweep has reported it so far.
+ */
 struct serve_waiting {
 	int fd;
 	size_t seen;
+	bool swept;
 };
 
 struct serve {
@@ -109,12 +119,15 @@ struct serve {
 	struct serve_seen *seen;
 	size_t nr_seen, cap_seen;
 	bool lost;			/* reports were lost: sweep */
+	bool resweep;			/* swept files were put off: sweep */
 	struct sframe_serve_state st;
 	struct serve_work work[SERVE_JOBS_MAX];
 	unsigned int jobs;		/* of work[] in use at most */
 	unsigned int running;
 	struct serve_waiting queue[SERVE_QUEUE_MAX];
 	unsigned int queued;
+	unsigned int queued_swept;	/* of queue[], those swept */
+	unsigned int running_swept;	/* of the children, those swept */
 };
 
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
@@ -331,13 +344,50 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 	close(w->fd);
 	w->fd = -1;
 	s->running--;
+	s->running_swept -= w->swept;
+}
+
+/* May a child start on a file a sweep found, or must it wait? */
+static bool serve_may_start_swept(const struct serve *s)
+{
+	return s->jobs < 2 || s->running_swept < s->jobs - 1;
+}
+
+/*
+ * Queue the file open at @fd (its record: s->seen[@seen]) until a worker
+ * is free for it.  A file a sweep found that has no place is put off
+ * until the next sweep, which finds it again; one mapped now that has
+ * none is dropped and counted (serve_drain() waits for room first).
+ */
+static void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
+		       const char *name)
+{
+	bool room = swept ? s->queued_swept < SERVE_QUEUE_SWEPT &&
+			    s->queued < SERVE_QUEUE_MAX :
+			    s->queued < SERVE_QUEUE_MAX;
+
+	fd = room ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	s->seen[seen].no_sidecar = false;
+	if (fd < 0 && swept) {
+		s->resweep = true;
+		return;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
+			name, s->queued);
+		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
+		return;
+	}
+	s->queue[s->queued++] = (struct serve_waiting){ fd, seen, swept };
+	s->queued_swept += swept;
 }
 
 /*
  * Translate @obj, @name's bytes (ours to keep), in a child; or queue the
- * file, open at @fd, for later when every worker is busy.
+ * file, open at @fd, for later when no worker is free for it (@swept:
+ * only a sweep reported it).
  */
-static void serve_generate(struct serve *s, int fd, size_t seen,
+static void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 			   const char *name, struct sframe_input *obj,
 			   const struct sframe_code *code, bool fill,
 			   const struct serve_cache_key *key)
@@ -348,17 +398,8 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 
 	while (w < s->work + s->jobs && w->gen.pid)
 		w++;
-	if (w == s->work + s->jobs) {
-		fd = s->queued < SERVE_QUEUE_MAX ?
-		     fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
-		if (fd < 0) {
-			fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
-				name, s->queued);
-			s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
-			s->seen[seen].no_sidecar = false;
-			return;
-		}
-		s->queue[s->queued++] = (struct serve_waiting){ fd, seen };
+	if (w == s->work + s->jobs || (swept && !serve_may_start_swept(s))) {
+		serve_wait(s, fd, seen, swept, name);
 		return;
 	}
 	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -367,6 +408,7 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 	memset(obj, 0, sizeof(*obj));
 	w->code = *code;
 	w->fill = fill;
+	w->swept = swept;
 	snprintf(w->name, sizeof(w->name), "%s", name);
 	w->key = *key;
 	lim.address_space = serve_gen_address_space(SERVE_GEN_MEMORY +
@@ -376,6 +418,7 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 		.file_size = w->obj.file_size, .fill = fill,
 	};
 	s->running++;
+	s->running_swept += swept;
 	end = serve_gen_start(&w->gen, &lim, SERVE_GEN_WALL_MS,
 			      SERVE_GEN_OUT_MAX, serve_gen_translate, &w->in);
 	if (end != SERVE_GEN_RUNNING || w->fd < 0)
@@ -384,9 +427,10 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 
 /*
  * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
- * from the cache at once, else from a generator child.
+ * from the cache at once, else from a generator child (@swept: only a
+ * sweep reported it).
  */
-static void serve_supply(struct serve *s, int fd, size_t seen)
+static void serve_supply(struct serve *s, int fd, size_t seen, bool swept)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
 	struct serve_cache_key key;
@@ -433,7 +477,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen)
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
 	}
-	serve_generate(s, fd, seen, name, &obj, &code, fill, &key);
+	serve_generate(s, fd, seen, swept, name, &obj, &code, fill, &key);
 out:
 	free(side);
 	sframe_input_free(&obj);
@@ -441,27 +485,38 @@ published:
 	serve_publish(s, s->st.doing);
 }
 
-/* Is a child translating the file of s->seen[@seen], or waiting to? */
-static bool serve_busy(const struct serve *s, size_t seen)
+/*
+ * Is a child translating the file of s->seen[@seen], or waiting to?  One
+ * waiting that a mapping made now (not @swept) reports again is no
+ * longer put after what is being mapped now.
+ */
+static bool serve_busy(struct serve *s, size_t seen, bool swept)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->jobs; i++)
 		if (s->work[i].gen.pid && s->work[i].seen == seen)
 			return true;
-	for (i = 0; i < s->queued; i++)
-		if (s->queue[i].seen == seen)
-			return true;
+	for (i = 0; i < s->queued; i++) {
+		if (s->queue[i].seen != seen)
+			continue;
+		if (s->queue[i].swept && !swept) {
+			s->queue[i].swept = false;
+			s->queued_swept--;
+		}
+		return true;
+	}
 	return false;
 }
 
 /*
- * Supply the object the module reported open at @fd, unless it is not
- * ours to do or is known to need nothing from us.  A report says it has
- * no sidecar now (never had one, or it was released with the file's
- * entry): one supplied before is supplied again, from the cache.
+ * Supply the object the module reported open at @fd (@swept: found by a
+ * sweep), unless it is not ours to do or is known to need nothing from
+ * us.  A report says it has no sidecar now (never had one, or it was
+ * released with the file's entry): one supplied before is supplied
+ * again, from the cache.
  */
-static void serve_file(struct serve *s, int fd)
+static void serve_file(struct serve *s, int fd, bool swept)
 {
 	struct serve_seen *seen;
 	struct stat st;
@@ -477,11 +532,11 @@ static void serve_file(struct serve *s, int fd)
 	seen = serve_remember(s, &st, &first);
 	/* One child per file: its end supplies every mapping of it. */
 	if (!seen || (!first && (seen->no_sidecar ||
-				 serve_busy(s, seen - s->seen))))
+				 serve_busy(s, seen - s->seen, swept))))
 		return;
 	/* What fails before the hand-over is logged once, not tried again. */
 	seen->no_sidecar = true;
-	serve_supply(s, fd, seen - s->seen);
+	serve_supply(s, fd, seen - s->seen, swept);
 }
 
 /* "idle" once no child runs and none waits. */
@@ -490,16 +545,29 @@ static const char *serve_idle(const struct serve *s)
 	return s->running || s->queued ? "generating" : "idle";
 }
 
-/* Start the files waiting, first come first, while workers are free. */
+/*
+ * Start the files waiting while workers are free for them: first those
+ * being mapped now, first come first; then those a sweep found, on all
+ * workers but one.
+ */
 static void serve_pump(struct serve *s)
 {
 	struct serve_waiting next;
+	unsigned int i;
 
-	while (s->queued && s->running < s->jobs) {
-		next = s->queue[0];
-		memmove(s->queue, s->queue + 1,
-			--s->queued * sizeof(*s->queue));
-		serve_supply(s, next.fd, next.seen);
+	while (s->running < s->jobs) {
+		for (i = 0; i < s->queued && s->queue[i].swept; i++)
+			;
+		if (i == s->queued && (!s->queued_swept ||
+				       !serve_may_start_swept(s)))
+			break;
+		if (i == s->queued)
+			i = 0;
+		next = s->queue[i];
+		memmove(s->queue + i, s->queue + i + 1,
+			(--s->queued - i) * sizeof(*s->queue));
+		s->queued_swept -= next.swept;
+		serve_supply(s, next.fd, next.seen, next.swept);
 		close(next.fd);
 	}
 }
@@ -565,7 +633,7 @@ static void serve_stop_jobs(struct serve *s)
 	}
 	for (i = 0; i < s->queued; i++)
 		close(s->queue[i].fd);
-	s->running = s->queued = 0;
+	s->running = s->queued = s->running_swept = s->queued_swept = 0;
 }
 
 static void serve_report(const struct serve *s, const char *when)
@@ -585,6 +653,7 @@ static int serve_drain(struct serve *s)
 {
 	struct pollfd stop = { .fd = s->sig, .events = POLLIN };
 	struct sframe_event ev[SERVE_EVENTS];
+	bool swept;
 	ssize_t n;
 	int i;
 
@@ -598,11 +667,12 @@ static int serve_drain(struct serve *s)
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
 		s->st.in_hand--;
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
-			/* Wait for room rather than drop a file. */
-			while (s->queued == SERVE_QUEUE_MAX &&
+			swept = ev[i].flags & SFRAME_EVENT_F_SWEPT;
+			/* Wait for room rather than drop a file mapped now. */
+			while (!swept && s->queued == SERVE_QUEUE_MAX &&
 			       !serve_stopping(s))
 				serve_poll(s, &stop, 1, -1);
-			serve_file(s, ev[i].fd);
+			serve_file(s, ev[i].fd, swept);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
 			fprintf(stderr, "sframectl: serve: %llu reports lost; asking the module for what is mapped\n",
@@ -617,10 +687,11 @@ static int serve_drain(struct serve *s)
 
 /*
  * Ask the module for every object mapped now that needs a sidecar (at
- * start, and again whenever reports were lost meanwhile), and serve its
- * reports as they come.  A sweep fills the queue only as far as it has
- * room, so it is drained and asked to go on until it is done.  0, or -1
- * when the service must end (said).
+ * start, whenever reports were lost meanwhile, and when swept files were
+ * put off and the others swept are done), and serve its reports as they
+ * come.  The module's queue takes only so many at a time, so it is
+ * drained and asked to go on until the sweep is done.  0, or -1 when the
+ * service must end (said).
  */
 static int serve_sweep(struct serve *s)
 {
@@ -628,6 +699,7 @@ static int serve_sweep(struct serve *s)
 	int ret, n;
 
 	s->lost = false;
+	s->resweep = false;
 	serve_publish(s, "scanning");
 	while (!serve_stopping(s)) {
 		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
@@ -651,6 +723,13 @@ static int serve_sweep(struct serve *s)
 	}
 	serve_publish(s, serve_idle(s));
 	return 0;
+}
+
+/* Must we sweep now? */
+static bool serve_sweep_due(const struct serve *s)
+{
+	return s->lost ||
+	       (s->resweep && !s->queued_swept && !s->running_swept);
 }
 
 /* The cache or runtime directory: ours, and writable by no one else. */
@@ -761,11 +840,13 @@ int sframe_serve_command(int argc, char **argv)
 				   once && !s.running && !s.queued ? 0 : -1);
 
 		if ((n < 0 && errno != EINTR) ||
-		    (n == 0 && once && !s.running && !s.queued) ||
+		    (n == 0 && once && !s.running && !s.queued &&
+		     !s.resweep) ||
 		    (n > 0 && pfd[1].revents))
 			break;
-		if (n > 0 && pfd[0].revents &&
-		    (serve_drain(&s) < 0 || (s.lost && serve_sweep(&s))))
+		if (n > 0 && pfd[0].revents && serve_drain(&s) < 0)
+			break;
+		if (serve_sweep_due(&s) && serve_sweep(&s))
 			break;
 	}
 	serve_stop_jobs(&s);

@@ -249,4 +249,19 @@ fake load --fill "$TMP/g.so"
 	! grep -q '^load ' "$TMP/log"
 ok $? "load --fill with nothing to fill: says so, no ioctl (exit $st)"
 
+# 18. What is being mapped now comes first: a sweep finds sframectl's
+# libraries, none cached, and $A is reported mapped after them.  With two
+# children, swept files take one; $A has the other at once, and is
+# loaded first or second, not after the libraries.
+rm -rf "$TMP/cache2"
+mkdir "$TMP/cache2"
+FAKEDEV_MAPPED=${MAPPED#*:} FAKEDEV_FRESH=$A fake serve --once --all-owners \
+	--jobs 2 --cache "$TMP/cache2" --run-dir "$TMP/run"
+order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$A") " | cut -d: -f1)
+[ $st = 0 ] && [ -n "$order" ] && [ "$order" -le 2 ] &&
+	[ "$(grep -c '^load ' "$TMP/log")" -ge 5 ]
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/err" >&2
+ok $r "serve: a file mapped now is loaded before a sweep's backlog (load ${order:-none} of $(grep -c '^load ' "$TMP/log"))"
+
 tap_done
