@@ -91,7 +91,16 @@ struct sframe_event {
 	__u32 type;		/* SFRAME_EVENT_* */
 	__s32 fd;		/* NEED_SIDECAR: the file; else -1 */
 	__u32 flags;		/* SFRAME_EVENT_F_* */
-	__u64 lost;		/* OVERFLOW: records dropped */
+	union {
+		__u64 lost;	/* OVERFLOW: records dropped */
+		/*
+		 * NEED_SIDECAR: the uid, in the initial user namespace,
+		 * charged for the file's entry (the owner of the mapper's
+		 * user namespace chain): whose share the service's work
+		 * on it counts against
+		 */
+		__u32 owner;
+	};
 };
 
 #define SFRAME_IOC_MAGIC	0xb5

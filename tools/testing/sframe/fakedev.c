@@ -15,6 +15,7 @@
  *   FAKEDEV_MAPPED   the files (PATH[:PATH...]) SFRAME_IOC_REPORT_MAPPED
  *                    reports, SFRAME_EVENT_F_SWEPT as the module's
  *   FAKEDEV_FRESH    the files reported as mapped now, right after them
+ *   FAKEDEV_OWNER    the uid those are charged to (default 0)
  *
  * Opening the device opens /dev/null instead; other files are untouched.
  * SFRAME_IOC_WATCH gives a pipe on which the only reports are
@@ -201,12 +202,16 @@ static int watch_reports(void)
 	return p[0];
 }
 
-/* Report each file of the list @list (PATH[:PATH...]) with @flags. */
-static void report_files(const char *list, unsigned int flags)
+/*
+ * Report each file of the list @list (PATH[:PATH...]) with @flags,
+ * charged to @owner.
+ */
+static void report_files(const char *list, unsigned int flags,
+			 unsigned int owner)
 {
 	struct sframe_event ev = {
 		.size = sizeof(ev), .type = SFRAME_EVENT_NEED_SIDECAR,
-		.flags = flags,
+		.flags = flags, .owner = owner,
 	};
 	char *paths, *path, *save;
 
@@ -230,13 +235,14 @@ static void report_files(const char *list, unsigned int flags)
  */
 static int report_mapped(unsigned long how)
 {
+	const char *owner = getenv("FAKEDEV_OWNER");
 	static int reported;
 
 	log_line("report-mapped %lu\n", how);
 	if (reported++)
 		return 0;
-	report_files(getenv("FAKEDEV_MAPPED"), SFRAME_EVENT_F_SWEPT);
-	report_files(getenv("FAKEDEV_FRESH"), 0);
+	report_files(getenv("FAKEDEV_MAPPED"), SFRAME_EVENT_F_SWEPT, 0);
+	report_files(getenv("FAKEDEV_FRESH"), 0, owner ? atoi(owner) : 0);
 	return 0;
 }
 
