@@ -74,7 +74,8 @@ struct sframe_sidecar_unload {
  * SFRAME_EVENT_F_OWN_SFRAME, has a valid one of its own, which may leave
  * part of its code uncovered (a sidecar for that part is loaded with
  * SFRAME_SIDECAR_FILL); fd is a new read-only, close-on-exec descriptor
- * for it, which the reader closes.
+ * for it, which the reader closes; SFRAME_EVENT_F_SWEPT when a sweep
+ * (SFRAME_IOC_REPORT_MAPPED) found it rather than a mapping made now.
  * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
  * bounded): ask for what is mapped instead (SFRAME_IOC_REPORT_MAPPED).  Files on filesystems whose
  * reads a user could make hang (FUSE, network) are not reported.
@@ -83,13 +84,23 @@ struct sframe_sidecar_unload {
 #define SFRAME_EVENT_OVERFLOW		2
 
 #define SFRAME_EVENT_F_OWN_SFRAME	0x1	/* the file has its own .sframe */
+#define SFRAME_EVENT_F_SWEPT		0x2	/* found by a sweep */
 
 struct sframe_event {
 	__u32 size;		/* of this record */
 	__u32 type;		/* SFRAME_EVENT_* */
 	__s32 fd;		/* NEED_SIDECAR: the file; else -1 */
 	__u32 flags;		/* SFRAME_EVENT_F_* */
-	__u64 lost;		/* OVERFLOW: records dropped */
+	union {
+		__u64 lost;	/* OVERFLOW: records dropped */
+		/*
+		 * NEED_SIDECAR: the uid, in the initial user namespace,
+		 * charged for the file's entry (the owner of the mapper's
+		 * user namespace chain): whose share the service's work
+		 * on it counts against
+		 */
+		__u32 owner;
+	};
 };
 
 #define SFRAME_IOC_MAGIC	0xb5

@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/wait.h>
 
 #include <sframe/ioctl.h>
@@ -40,6 +41,7 @@ struct sframe_event_item {
 	struct list_head node;
 	struct file *file;		/* handed to the reader, or put */
 	u32 flags;			/* SFRAME_EVENT_F_* */
+	kuid_t owner;			/* charged for it */
 };
 
 static DEFINE_SPINLOCK(sframe_events_lock);
@@ -57,8 +59,8 @@ static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
  * not queued: -ENOSPC (-ENOMEM).  *@gen: the watcher's generation
  * (sframe_events_current()) it went to, or 0 if none watches.
  */
-static int sframe_events_add(struct file *file, u32 flags, bool may_drop,
-			     unsigned int *gen)
+static int sframe_events_add(struct file *file, u32 flags, kuid_t owner,
+			     bool may_drop, unsigned int *gen)
 {
 	struct sframe_event_item *e;
 	bool queued = false;
@@ -73,6 +75,7 @@ static int sframe_events_add(struct file *file, u32 flags, bool may_drop,
 	    sframe_events_nr < SFRAME_EVENTS_MAX) {
 		e->file = get_file(file);
 		e->flags = flags;
+		e->owner = owner;
 		list_add_tail(&e->node, &sframe_events);
 		sframe_events_nr++;
 		queued = true;
@@ -103,21 +106,26 @@ static int sframe_events_add(struct file *file, u32 flags, bool may_drop,
  * dropped for a full queue still went to it, as the overflow record it
  * gets instead tells it to ask for what is mapped.
  */
-unsigned int sframe_events_need_sidecar(struct file *file, u32 flags)
+unsigned int sframe_events_need_sidecar(struct file *file, u32 flags,
+					kuid_t owner)
 {
 	unsigned int gen;
 
-	sframe_events_add(file, flags, true, &gen);
+	sframe_events_add(file, flags, owner, true, &gen);
 	return gen;
 }
 
 /*
  * The same for a sweep, which never drops: 0 and the watcher's
- * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.
+ * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.  The
+ * record says it was swept, so that the watcher can serve what is being
+ * mapped now first.
  */
-int sframe_events_offer(struct file *file, u32 flags, unsigned int *gen)
+int sframe_events_offer(struct file *file, u32 flags, kuid_t owner,
+			unsigned int *gen)
 {
-	return sframe_events_add(file, flags, false, gen);
+	return sframe_events_add(file, flags | SFRAME_EVENT_F_SWEPT, owner,
+				 false, gen);
 }
 
 static bool sframe_events_ready(void)
@@ -178,6 +186,7 @@ static int sframe_events_read_one(char __user *buf)
 		ev.type = SFRAME_EVENT_NEED_SIDECAR;
 		ev.fd = fd;
 		ev.flags = e->flags;
+		ev.owner = from_kuid_munged(&init_user_ns, e->owner);
 	}
 	if (copy_to_user(buf, &ev, sizeof(ev))) {
 		if (fd >= 0)

@@ -298,7 +298,8 @@ static void sframe_file_load_work(struct work_struct *work)
 		gen = 0;
 		if (!rcu_access_pointer(sf->sidecar))
 			gen = sframe_events_need_sidecar(res.needs_sidecar,
-							 res.report_flags);
+							 res.report_flags,
+							 sf->load_owner);
 		fput(res.needs_sidecar);
 		spin_lock(&sframe_files_lock);
 		sf->reported_gen = gen;
@@ -332,7 +333,8 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file)
 	spin_unlock(&sframe_files_lock);
 	own = sframe_load_report_file(file);
 	if (own) {
-		sframe_events_need_sidecar(own, flags);
+		sframe_events_need_sidecar(own, flags,
+					   sframe_charge_owner(current_cred()));
 		fput(own);
 	}
 }
@@ -350,6 +352,7 @@ int sframe_file_sweep(struct file *file, unsigned int sweep)
 	struct sframe_file *sf;
 	struct file *own;
 	unsigned int gen;
+	kuid_t owner;
 	u32 flags;
 	int ret;
 
@@ -364,9 +367,10 @@ int sframe_file_sweep(struct file *file, unsigned int sweep)
 	if (!sframe_file_unidle(sf))
 		refcount_inc(&sf->ref);
 	flags = sf->report_flags;
+	owner = sf->load_owner;		/* its first mapper's, for a sweep */
 	spin_unlock(&sframe_files_lock);
 	own = sframe_load_report_file(file);
-	ret = own ? sframe_events_offer(own, flags, &gen) : 0;
+	ret = own ? sframe_events_offer(own, flags, owner, &gen) : 0;
 	if (own && !ret) {
 		sframe_count(sweep_reports);
 		spin_lock(&sframe_files_lock);
@@ -673,6 +677,24 @@ int sframe_cache_clear_sidecar(struct file *file)
 	if (ref)
 		sframe_file_put(sf);
 	return 0;
+}
+
+/*
+ * Whom a sidecar of @file loaded while mapped is charged to: the user its
+ * entry's last read was charged to (one who mapped it), or root.
+ */
+kuid_t sframe_cache_sidecar_owner(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	kuid_t owner = GLOBAL_ROOT_UID;
+	struct sframe_file *sf;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (sf && uid_valid(sf->load_owner))
+		owner = sf->load_owner;
+	spin_unlock(&sframe_files_lock);
+	return owner;
 }
 
 /* Does @file have a sidecar now? */

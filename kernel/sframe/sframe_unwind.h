@@ -134,6 +134,7 @@ unsigned long sframe_files_reclaim_oldest(unsigned long count);
 int sframe_shrinker_init(void);
 void sframe_shrinker_exit(void);
 char *sframe_path_dup(struct file *file);
+kuid_t sframe_cache_sidecar_owner(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 			     const u8 *build_id, u32 build_id_size,
 			     bool pinned);
@@ -151,8 +152,10 @@ int sframe_sidecar_init(void);
 void sframe_sidecar_exit(void);
 
 /* events.c */
-unsigned int sframe_events_need_sidecar(struct file *file, u32 flags);
-int sframe_events_offer(struct file *file, u32 flags, unsigned int *gen);
+unsigned int sframe_events_need_sidecar(struct file *file, u32 flags,
+					kuid_t owner);
+int sframe_events_offer(struct file *file, u32 flags, kuid_t owner,
+			unsigned int *gen);
 unsigned int sframe_events_current(void);
 int sframe_events_watch(void);
 long sframe_events_queued(void);

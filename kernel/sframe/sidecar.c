@@ -56,14 +56,15 @@ static bool sframe_sidecar_args_ok(const struct sframe_sidecar_load *a)
 }
 
 /*
- * The section @a hands in, charged to root, validated and indexed; on
+ * The section @a hands in, charged to @owner, validated and indexed; on
  * failure an ERR_PTR and, when validation refused it, *@err says why.
  */
 static struct sframe_sec *sframe_sidecar_create(const struct sframe_sidecar_load *a,
+						kuid_t owner,
 						struct sframe_error *err)
 {
 	u64 max = (u64)READ_ONCE(sframe_max_section_mb) << 20;
-	struct sframe_charge charge = { .uid = GLOBAL_ROOT_UID };
+	struct sframe_charge charge = { .uid = owner };
 	u8 *data;
 	int ret;
 
@@ -91,7 +92,7 @@ static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
 	struct sframe_sec *s;
 	long ret;
 
-	s = sframe_sidecar_create(a, &err);
+	s = sframe_sidecar_create(a, GLOBAL_ROOT_UID, &err);
 	if (IS_ERR(s)) {
 		if (err.reason) {
 			sframe_count(rejected[err.reason]);
@@ -121,7 +122,13 @@ static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 	ret = -EINVAL;
 	if (!S_ISREG(file_inode(file)->i_mode))
 		goto out;
-	s = sframe_sidecar_create(a, &err);
+	/*
+	 * Root's explicit load is root's; the service's, made for whoever
+	 * maps the file, is charged to a mapper, within max_user_mb.
+	 */
+	s = sframe_sidecar_create(a, a->flags & SFRAME_SIDECAR_WHILE_MAPPED ?
+				  sframe_cache_sidecar_owner(file) :
+				  GLOBAL_ROOT_UID, &err);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		if (err.reason) {

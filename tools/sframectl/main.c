@@ -21,7 +21,7 @@ static void print_usage(FILE *out)
 		"       sframectl load --vdso\n"
 		"       sframectl unload ELF | unload --vdso\n"
 		"       sframectl status [--run-dir DIR]\n"
-		"       sframectl serve [--cache DIR] [--run-dir DIR] [--all-owners]\n"
+		"       sframectl serve [--cache DIR] [--run-dir DIR] [--root-only]\n"
 		"                       [--once]\n"
 		"\n"
 		"  dump    print the section as binutils' objdump --sframe does\n"

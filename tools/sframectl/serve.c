@@ -16,15 +16,20 @@
  * file again when it is next mapped: it is then loaded again from the
  * cache.
  *
- * The service reads files others may have written, so by default it
- * supplies only files owned by root and writable by no one else
- * (--all-owners: any); the kernel does not report files on a filesystem
- * a user could make hang (FUSE, network).
+ * It serves every owner's files (--root-only: only those root owns and
+ * no one else may write); the kernel does not report files on a
+ * filesystem a user could make hang (FUSE, network).  What a user maps
+ * cannot harm others through it: a file's bytes are parsed only by a
+ * confined child (serve_gen.c, sandbox.c) whose result is checked as
+ * load checks a file, the cache is named by the bytes, and each report
+ * names the owner charged for the file (the mapper's, in the initial
+ * user namespace), whose share is bounded: files waiting, children at
+ * once, and disk cache bytes per run.  Files root owns and no one else
+ * may write are root's, whoever maps them.
  *
- * A sidecar not in the cache is made by a confined child (serve_gen.c,
- * sandbox.c), a few at once, while the loop goes on serving: what is
- * cached is loaded at once whatever is being translated.  What a child
- * returns is checked as load checks a file before it is cached.
+ * A sidecar not in the cache is made by a child, a few at once, while the
+ * loop goes on serving: what is cached is loaded at once whatever is
+ * being translated.
  *
  * What it has done is published for sframectl status in its runtime
  * directory (serve_status.c), rewritten after each object and batch.
@@ -52,11 +57,23 @@
 #define SERVE_EVENTS	16		/* records per read() */
 /*
  * Generator children at once (--jobs, at most SERVE_JOBS_MAX), and files
- * waiting for one: a report beyond them is dropped and counted.
+ * waiting for one: a report beyond them is dropped and counted.  What is
+ * being mapped now comes first (serve_pump()): files a sweep found take
+ * at most SERVE_QUEUE_SWEPT of the places, and one child fewer than
+ * --jobs when there are two or more; a swept file with no place left is
+ * found again by the next sweep.
  */
 #define SERVE_JOBS		2
 #define SERVE_JOBS_MAX		8
 #define SERVE_QUEUE_MAX		64
+#define SERVE_QUEUE_SWEPT	48
+/*
+ * An owner's share, root's excepted: files waiting; children, as swept
+ * files (one fewer than --jobs); disk cache bytes stored per run
+ * (--owner-cache-mb), beyond which its sidecars are loaded, not stored.
+ */
+#define SERVE_QUEUE_OWNER	16
+#define SERVE_OWNER_CACHE_MB	32
 /*
  * A child's budgets: wall-clock time (TCG included), CPU time, and
  * address space beyond what it inherits: a base plus a multiple of the
@@ -85,22 +102,38 @@ struct serve_work {
 	struct sframe_input obj;
 	struct sframe_code code;
 	bool fill;
+	bool swept;			/* a sweep found it */
+	uid_t owner;			/* whose share it counts against */
 	struct serve_gen_input in;	/* the child's: obj's bytes */
 	char name[PATH_MAX];
 	struct serve_cache_key key;	/* its cache entry */
 };
 
-/* A file waiting for a worker: its descriptor (ours) and record. */
+/*
+ * A file waiting for a worker: its descriptor (ours) and record, and
+ * whether only a sweep has reported it so far.
+ */
 struct serve_waiting {
 	int fd;
 	size_t seen;
+	bool swept;
+	uid_t owner;
+};
+
+/* What an owner's sidecars have stored in the disk cache this run. */
+struct serve_share {
+	uid_t owner;
+	unsigned long long stored;	/* bytes */
 };
 
 struct serve {
 	const char *dir;
 	struct serve_cache cache;
 	const char *run_dir;		/* where status finds our state */
-	bool all_owners;
+	bool root_only;
+	unsigned long long owner_cache_max;	/* bytes; root's unbounded */
+	struct serve_share *shares;
+	size_t nr_shares;
 	int dev;			/* /dev/sframe_unwind */
 	int watch;			/* its SFRAME_IOC_WATCH descriptor */
 	int sig;			/* signalfd: SIGTERM, SIGINT */
@@ -109,12 +142,15 @@ struct serve {
 	struct serve_seen *seen;
 	size_t nr_seen, cap_seen;
 	bool lost;			/* reports were lost: sweep */
+	bool resweep;			/* swept files were put off: sweep */
 	struct sframe_serve_state st;
 	struct serve_work work[SERVE_JOBS_MAX];
 	unsigned int jobs;		/* of work[] in use at most */
 	unsigned int running;
 	struct serve_waiting queue[SERVE_QUEUE_MAX];
 	unsigned int queued;
+	unsigned int queued_swept;	/* of queue[], those swept */
+	unsigned int running_swept;	/* of the children, those swept */
 };
 
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
@@ -256,6 +292,33 @@ static void serve_loaded(struct serve *s, size_t seen, int ret,
 	s->seen[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
 }
 
+/*
+ * May @size more bytes of @owner's go to the disk cache?  Counted as
+ * stored if so.
+ */
+static bool serve_may_store(struct serve *s, uid_t owner, size_t size)
+{
+	struct serve_share *sh;
+	size_t i;
+
+	if (!owner)
+		return true;
+	for (i = 0; i < s->nr_shares && s->shares[i].owner != owner; i++)
+		;
+	if (i == s->nr_shares) {
+		sh = reallocarray(s->shares, i + 1, sizeof(*sh));
+		if (!sh)
+			return false;
+		s->shares = sh;
+		s->shares[s->nr_shares++] = (struct serve_share){ owner, 0 };
+	}
+	sh = &s->shares[i];
+	if (sh->stored + size > s->owner_cache_max)
+		return false;
+	sh->stored += size;
+	return true;
+}
+
 /* The child's words fit for our log: no control character, no newline. */
 static void serve_printable(unsigned char *text, size_t len)
 {
@@ -280,8 +343,12 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 
 	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
 	case SERVE_GEN_DONE:
-		ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
-				      w->gen.len);
+		ret = 0;
+		if (serve_may_store(s, w->owner, w->gen.len))
+			ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
+					      w->gen.len);
+		else
+			s->st.not_stored++;
 		if (ret) {
 			fprintf(stderr, "sframectl: serve: %s: %s\n",
 				w->key.path, strerror(-ret));
@@ -331,14 +398,85 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 	close(w->fd);
 	w->fd = -1;
 	s->running--;
+	s->running_swept -= w->swept;
+}
+
+/* Children running for @owner, and files of its waiting. */
+static unsigned int serve_owner_running(const struct serve *s, uid_t owner)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->jobs; i++)
+		n += s->work[i].gen.pid && s->work[i].owner == owner;
+	return n;
+}
+
+static unsigned int serve_owner_waiting(const struct serve *s, uid_t owner)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->queued; i++)
+		n += s->queue[i].owner == owner;
+	return n;
+}
+
+/*
+ * May a child start now on a file of @owner's (@swept: only a sweep
+ * reported it)?  With two workers or more, one is always left for what
+ * is being mapped now: neither swept files nor any one owner but root
+ * may take them all.
+ */
+static bool serve_may_start(const struct serve *s, bool swept, uid_t owner)
+{
+	unsigned int most = s->jobs < 2 ? s->jobs : s->jobs - 1;
+
+	if (s->running >= s->jobs || (swept && s->running_swept >= most))
+		return false;
+	return !owner || serve_owner_running(s, owner) < most;
+}
+
+/*
+ * Queue the file open at @fd (its record: s->seen[@seen]) until a worker
+ * is free for it.  A file a sweep found that has no place is put off
+ * until the next sweep, which finds it again; one mapped now that has
+ * none is dropped and counted (serve_drain() waits for room first).
+ */
+static void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
+		       uid_t owner, const char *name)
+{
+	bool shared = !owner || serve_owner_waiting(s, owner) < SERVE_QUEUE_OWNER;
+	bool room = s->queued < SERVE_QUEUE_MAX &&
+		    (!swept || s->queued_swept < SERVE_QUEUE_SWEPT);
+
+	fd = room && shared ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	s->seen[seen].no_sidecar = false;
+	if (fd < 0 && swept) {
+		s->resweep = true;
+		return;
+	}
+	if (fd < 0 && !shared) {
+		fprintf(stderr, "sframectl: serve: %s: %u files of uid %u waiting already; dropped\n",
+			name, SERVE_QUEUE_OWNER, (unsigned int)owner);
+		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
+		return;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
+			name, s->queued);
+		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
+		return;
+	}
+	s->queue[s->queued++] = (struct serve_waiting){ fd, seen, swept, owner };
+	s->queued_swept += swept;
 }
 
 /*
  * Translate @obj, @name's bytes (ours to keep), in a child; or queue the
- * file, open at @fd, for later when every worker is busy.
+ * file, open at @fd, for later when no worker is free for it (@swept:
+ * only a sweep reported it).
  */
-static void serve_generate(struct serve *s, int fd, size_t seen,
-			   const char *name, struct sframe_input *obj,
+static void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
+			   uid_t owner, const char *name, struct sframe_input *obj,
 			   const struct sframe_code *code, bool fill,
 			   const struct serve_cache_key *key)
 {
@@ -348,17 +486,8 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 
 	while (w < s->work + s->jobs && w->gen.pid)
 		w++;
-	if (w == s->work + s->jobs) {
-		fd = s->queued < SERVE_QUEUE_MAX ?
-		     fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
-		if (fd < 0) {
-			fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
-				name, s->queued);
-			s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
-			s->seen[seen].no_sidecar = false;
-			return;
-		}
-		s->queue[s->queued++] = (struct serve_waiting){ fd, seen };
+	if (w == s->work + s->jobs || !serve_may_start(s, swept, owner)) {
+		serve_wait(s, fd, seen, swept, owner, name);
 		return;
 	}
 	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -367,6 +496,8 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 	memset(obj, 0, sizeof(*obj));
 	w->code = *code;
 	w->fill = fill;
+	w->swept = swept;
+	w->owner = owner;
 	snprintf(w->name, sizeof(w->name), "%s", name);
 	w->key = *key;
 	lim.address_space = serve_gen_address_space(SERVE_GEN_MEMORY +
@@ -376,6 +507,7 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 		.file_size = w->obj.file_size, .fill = fill,
 	};
 	s->running++;
+	s->running_swept += swept;
 	end = serve_gen_start(&w->gen, &lim, SERVE_GEN_WALL_MS,
 			      SERVE_GEN_OUT_MAX, serve_gen_translate, &w->in);
 	if (end != SERVE_GEN_RUNNING || w->fd < 0)
@@ -384,9 +516,11 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 
 /*
  * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
- * from the cache at once, else from a generator child.
+ * from the cache at once, else from a generator child (@swept: only a
+ * sweep reported it).
  */
-static void serve_supply(struct serve *s, int fd, size_t seen)
+static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
+			 uid_t owner)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
 	struct serve_cache_key key;
@@ -433,7 +567,8 @@ static void serve_supply(struct serve *s, int fd, size_t seen)
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
 	}
-	serve_generate(s, fd, seen, name, &obj, &code, fill, &key);
+	serve_generate(s, fd, seen, swept, owner, name, &obj, &code, fill,
+		       &key);
 out:
 	free(side);
 	sframe_input_free(&obj);
@@ -441,47 +576,61 @@ published:
 	serve_publish(s, s->st.doing);
 }
 
-/* Is a child translating the file of s->seen[@seen], or waiting to? */
-static bool serve_busy(const struct serve *s, size_t seen)
+/*
+ * Is a child translating the file of s->seen[@seen], or waiting to?  One
+ * waiting that a mapping made now (not @swept) reports again is no
+ * longer put after what is being mapped now.
+ */
+static bool serve_busy(struct serve *s, size_t seen, bool swept)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->jobs; i++)
 		if (s->work[i].gen.pid && s->work[i].seen == seen)
 			return true;
-	for (i = 0; i < s->queued; i++)
-		if (s->queue[i].seen == seen)
-			return true;
+	for (i = 0; i < s->queued; i++) {
+		if (s->queue[i].seen != seen)
+			continue;
+		if (s->queue[i].swept && !swept) {
+			s->queue[i].swept = false;
+			s->queued_swept--;
+		}
+		return true;
+	}
 	return false;
 }
 
 /*
- * Supply the object the module reported open at @fd, unless it is not
- * ours to do or is known to need nothing from us.  A report says it has
- * no sidecar now (never had one, or it was released with the file's
- * entry): one supplied before is supplied again, from the cache.
+ * Supply the object the module reported open at @fd (@swept: found by a
+ * sweep; @owner: charged for it), unless it is not ours to do or is
+ * known to need nothing from us.  A report says it has no sidecar now
+ * (never had one, or it was released with the file's entry): one
+ * supplied before is supplied again, from the cache.
  */
-static void serve_file(struct serve *s, int fd)
+static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 {
 	struct serve_seen *seen;
 	struct stat st;
-	bool first;
+	bool first, roots;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
+	roots = st.st_uid == 0 && !(st.st_mode & 0022);
 	/* Before remembering it: a user's flood must not grow our memory. */
-	if (!s->all_owners && (st.st_uid != 0 || (st.st_mode & 0022))) {
+	if (s->root_only && !roots) {
 		s->st.not_roots++;
 		return;
 	}
+	if (roots)
+		owner = 0;
 	seen = serve_remember(s, &st, &first);
 	/* One child per file: its end supplies every mapping of it. */
 	if (!seen || (!first && (seen->no_sidecar ||
-				 serve_busy(s, seen - s->seen))))
+				 serve_busy(s, seen - s->seen, swept))))
 		return;
 	/* What fails before the hand-over is logged once, not tried again. */
 	seen->no_sidecar = true;
-	serve_supply(s, fd, seen - s->seen);
+	serve_supply(s, fd, seen - s->seen, swept, owner);
 }
 
 /* "idle" once no child runs and none waits. */
@@ -490,16 +639,36 @@ static const char *serve_idle(const struct serve *s)
 	return s->running || s->queued ? "generating" : "idle";
 }
 
-/* Start the files waiting, first come first, while workers are free. */
+/*
+ * The waiting file to start next: the first being mapped now that its
+ * owner's share lets start, else the first such a sweep found; -1 if none
+ * may start now.
+ */
+static int serve_next(const struct serve *s)
+{
+	unsigned int i;
+	int swept;
+
+	for (swept = 0; swept < 2; swept++)
+		for (i = 0; i < s->queued; i++)
+			if (s->queue[i].swept == swept &&
+			    serve_may_start(s, swept, s->queue[i].owner))
+				return i;
+	return -1;
+}
+
+/* Start the files waiting while workers are free for them. */
 static void serve_pump(struct serve *s)
 {
 	struct serve_waiting next;
+	int i;
 
-	while (s->queued && s->running < s->jobs) {
-		next = s->queue[0];
-		memmove(s->queue, s->queue + 1,
-			--s->queued * sizeof(*s->queue));
-		serve_supply(s, next.fd, next.seen);
+	while ((i = serve_next(s)) >= 0) {
+		next = s->queue[i];
+		memmove(s->queue + i, s->queue + i + 1,
+			(--s->queued - i) * sizeof(*s->queue));
+		s->queued_swept -= next.swept;
+		serve_supply(s, next.fd, next.seen, next.swept, next.owner);
 		close(next.fd);
 	}
 }
@@ -565,7 +734,7 @@ static void serve_stop_jobs(struct serve *s)
 	}
 	for (i = 0; i < s->queued; i++)
 		close(s->queue[i].fd);
-	s->running = s->queued = 0;
+	s->running = s->queued = s->running_swept = s->queued_swept = 0;
 }
 
 static void serve_report(const struct serve *s, const char *when)
@@ -585,6 +754,7 @@ static int serve_drain(struct serve *s)
 {
 	struct pollfd stop = { .fd = s->sig, .events = POLLIN };
 	struct sframe_event ev[SERVE_EVENTS];
+	bool swept;
 	ssize_t n;
 	int i;
 
@@ -598,11 +768,12 @@ static int serve_drain(struct serve *s)
 	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
 		s->st.in_hand--;
 		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
-			/* Wait for room rather than drop a file. */
-			while (s->queued == SERVE_QUEUE_MAX &&
+			swept = ev[i].flags & SFRAME_EVENT_F_SWEPT;
+			/* Wait for room rather than drop a file mapped now. */
+			while (!swept && s->queued == SERVE_QUEUE_MAX &&
 			       !serve_stopping(s))
 				serve_poll(s, &stop, 1, -1);
-			serve_file(s, ev[i].fd);
+			serve_file(s, ev[i].fd, swept, ev[i].owner);
 			close(ev[i].fd);
 		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
 			fprintf(stderr, "sframectl: serve: %llu reports lost; asking the module for what is mapped\n",
@@ -617,10 +788,11 @@ static int serve_drain(struct serve *s)
 
 /*
  * Ask the module for every object mapped now that needs a sidecar (at
- * start, and again whenever reports were lost meanwhile), and serve its
- * reports as they come.  A sweep fills the queue only as far as it has
- * room, so it is drained and asked to go on until it is done.  0, or -1
- * when the service must end (said).
+ * start, whenever reports were lost meanwhile, and when swept files were
+ * put off and the others swept are done), and serve its reports as they
+ * come.  The module's queue takes only so many at a time, so it is
+ * drained and asked to go on until the sweep is done.  0, or -1 when the
+ * service must end (said).
  */
 static int serve_sweep(struct serve *s)
 {
@@ -628,6 +800,7 @@ static int serve_sweep(struct serve *s)
 	int ret, n;
 
 	s->lost = false;
+	s->resweep = false;
 	serve_publish(s, "scanning");
 	while (!serve_stopping(s)) {
 		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
@@ -653,6 +826,13 @@ static int serve_sweep(struct serve *s)
 	return 0;
 }
 
+/* Must we sweep now? */
+static bool serve_sweep_due(const struct serve *s)
+{
+	return s->lost ||
+	       (s->resweep && !s->queued_swept && !s->running_swept);
+}
+
 /* The cache or runtime directory: ours, and writable by no one else. */
 static int serve_own_dir(const char *dir)
 {
@@ -671,9 +851,23 @@ static int serve_own_dir(const char *dir)
 	return 0;
 }
 
+/* A size in MiB, at least 1: 0, or -1 (said). */
+static int serve_mib(const char *opt, const char *arg, unsigned int *mib)
+{
+	char *end;
+
+	errno = 0;
+	*mib = strtoul(arg, &end, 10);
+	if (!errno && !*end && *mib)
+		return 0;
+	fprintf(stderr, "sframectl: serve: %s %s: not a size in MiB\n", opt,
+		arg);
+	return -1;
+}
+
 /*
- * sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR]
- *                 [--all-owners] [--jobs N] [--once]
+ * sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N]
+ *                 [--run-dir DIR] [--root-only] [--jobs N] [--once]
  */
 int sframe_serve_command(int argc, char **argv)
 {
@@ -682,9 +876,9 @@ int sframe_serve_command(int argc, char **argv)
 		.watch = -1, .sig = -1, .lock = -1, .jobs = SERVE_JOBS,
 	};
 	unsigned int cache_max_mb = SERVE_CACHE_MAX_MB;
+	unsigned int owner_mb = SERVE_OWNER_CACHE_MB;
 	struct pollfd pfd[2];
 	bool once = false;
-	char *end;
 	sigset_t stop;
 	int i, ret = EXIT_USAGE;
 
@@ -692,17 +886,18 @@ int sframe_serve_command(int argc, char **argv)
 		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
 			s.dir = argv[++i];
 		} else if (!strcmp(argv[i], "--cache-max-mb") && i + 1 < argc) {
-			errno = 0;
-			cache_max_mb = strtoul(argv[++i], &end, 10);
-			if (errno || *end || !cache_max_mb) {
-				fprintf(stderr, "sframectl: serve: --cache-max-mb %s: not a size in MiB\n",
-					argv[i]);
+			if (serve_mib(argv[i], argv[i + 1], &cache_max_mb))
 				return EXIT_USAGE;
-			}
+			i++;
+		} else if (!strcmp(argv[i], "--owner-cache-mb") &&
+			   i + 1 < argc) {
+			if (serve_mib(argv[i], argv[i + 1], &owner_mb))
+				return EXIT_USAGE;
+			i++;
 		} else if (!strcmp(argv[i], "--run-dir") && i + 1 < argc) {
 			s.run_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--all-owners")) {
-			s.all_owners = true;
+		} else if (!strcmp(argv[i], "--root-only")) {
+			s.root_only = true;
 		} else if (!strcmp(argv[i], "--once")) {
 			once = true;
 		} else if (!strcmp(argv[i], "--jobs") && i + 1 < argc &&
@@ -710,11 +905,12 @@ int sframe_serve_command(int argc, char **argv)
 			   atoi(argv[i + 1]) <= SERVE_JOBS_MAX) {
 			s.jobs = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--run-dir DIR] [--all-owners] [--jobs 1-%d] [--once]\n",
+			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N] [--run-dir DIR] [--root-only] [--jobs 1-%d] [--once]\n",
 				SERVE_JOBS_MAX);
 			return EXIT_USAGE;
 		}
 	}
+	s.owner_cache_max = (unsigned long long)owner_mb << 20;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
 		return EXIT_USAGE;
@@ -761,11 +957,13 @@ int sframe_serve_command(int argc, char **argv)
 				   once && !s.running && !s.queued ? 0 : -1);
 
 		if ((n < 0 && errno != EINTR) ||
-		    (n == 0 && once && !s.running && !s.queued) ||
+		    (n == 0 && once && !s.running && !s.queued &&
+		     !s.resweep) ||
 		    (n > 0 && pfd[1].revents))
 			break;
-		if (n > 0 && pfd[0].revents &&
-		    (serve_drain(&s) < 0 || (s.lost && serve_sweep(&s))))
+		if (n > 0 && pfd[0].revents && serve_drain(&s) < 0)
+			break;
+		if (serve_sweep_due(&s) && serve_sweep(&s))
 			break;
 	}
 	serve_stop_jobs(&s);
@@ -782,5 +980,6 @@ out:
 		close(s.watch);
 	close(s.dev);
 	free(s.seen);
+	free(s.shares);
 	return ret;
 }

@@ -61,6 +61,9 @@ static const struct {
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_GEN_INVALID]) },
 	{ "failed_queue_full",
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_QUEUE_FULL]) },
+	{ "failed_owner_share",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_OWNER_SHARE]) },
+	{ "not_stored", offsetof(struct sframe_serve_state, not_stored) },
 };
 
 /* Why an object got no sidecar, as status prints it. */
@@ -73,6 +76,7 @@ static const char * const serve_fail_names[SFRAME_SERVE_NR_FAILS] = {
 	[SFRAME_SERVE_GEN_OVER_TIME] = "generator over time",
 	[SFRAME_SERVE_GEN_INVALID] = "generator output invalid",
 	[SFRAME_SERVE_QUEUE_FULL] = "queue full",
+	[SFRAME_SERVE_OWNER_SHARE] = "owner's share full",
 };
 
 static unsigned int *serve_counter(struct sframe_serve_state *st,
@@ -304,9 +308,10 @@ static void serve_show_state(FILE *out, long pid,
 		fprintf(out, "%s%s %u", i ? ", " : "", serve_fail_names[i],
 			st->failed[i]);
 	fprintf(out, ")\n");
-	fprintf(out, "service: disk cache: %u entries, %u KiB of %u MiB (refused %u, evicted %u, of an earlier version %u)\n",
+	fprintf(out, "service: disk cache: %u entries, %u KiB of %u MiB (refused %u, evicted %u, of an earlier version %u, not stored for an owner's share %u)\n",
 		st->cache.entries, st->cache.kib, st->cache.max_mib,
-		st->cache.refused, st->cache.evicted, st->cache.stale);
+		st->cache.refused, st->cache.evicted, st->cache.stale,
+		st->not_stored);
 	fprintf(out, "service: not served: %u (SFrame of their own %u, not root's %u, not ELF %u, loaded by hand %u)\n",
 		st->own + st->not_roots + st->not_elf + st->by_hand, st->own,
 		st->not_roots, st->not_elf, st->by_hand);

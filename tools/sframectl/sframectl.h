@@ -153,6 +153,7 @@ enum sframe_serve_fail {
 	SFRAME_SERVE_GEN_OVER_TIME,	/* it ran past its wall-clock budget */
 	SFRAME_SERVE_GEN_INVALID,	/* what it returned failed the checks */
 	SFRAME_SERVE_QUEUE_FULL,	/* too many files waiting for one */
+	SFRAME_SERVE_OWNER_SHARE,	/* too many of its owner's waiting */
 	SFRAME_SERVE_NR_FAILS,
 };
 
@@ -173,6 +174,7 @@ struct sframe_serve_state {
 	unsigned int own, not_roots, not_elf;	/* objects not served */
 	unsigned int by_hand;		/* root's sidecar kept: not served */
 	unsigned int in_hand;		/* reports read, not yet served */
+	unsigned int not_stored;	/* loaded, not cached: owner's share */
 	unsigned int failed[SFRAME_SERVE_NR_FAILS];
 	struct sframe_serve_cache_state cache;
 };

@@ -13,12 +13,15 @@
  *                    over it: a file replaced between steps
  *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
  *   FAKEDEV_MAPPED   the files (PATH[:PATH...]) SFRAME_IOC_REPORT_MAPPED
- *                    reports
+ *                    reports, SFRAME_EVENT_F_SWEPT as the module's
+ *   FAKEDEV_FRESH    the files reported as mapped now, right after them
+ *   FAKEDEV_OWNER    the uid those are charged to (default 0)
  *
  * Opening the device opens /dev/null instead; other files are untouched.
  * SFRAME_IOC_WATCH gives a pipe on which the only reports are
- * FAKEDEV_MAPPED's, once a sweep asks for what is mapped, so that
- * sframectl serve serves them and then waits until it is stopped.
+ * FAKEDEV_MAPPED's and FAKEDEV_FRESH's, once a sweep asks for what is
+ * mapped, so that sframectl serve serves them and then waits until it
+ * is stopped.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -199,19 +202,21 @@ static int watch_reports(void)
 	return p[0];
 }
 
-/* SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's reports, the first time. */
-static int report_mapped(unsigned long how)
+/*
+ * Report each file of the list @list (PATH[:PATH...]) with @flags,
+ * charged to @owner.
+ */
+static void report_files(const char *list, unsigned int flags,
+			 unsigned int owner)
 {
-	const char *list = getenv("FAKEDEV_MAPPED");
 	struct sframe_event ev = {
 		.size = sizeof(ev), .type = SFRAME_EVENT_NEED_SIDECAR,
+		.flags = flags, .owner = owner,
 	};
 	char *paths, *path, *save;
-	static int reported;
 
-	log_line("report-mapped %lu\n", how);
-	if (!list || reported++)
-		return 0;
+	if (!list)
+		return;
 	paths = strdup(list);
 	for (path = strtok_r(paths, ":", &save); path;
 	     path = strtok_r(NULL, ":", &save)) {
@@ -222,6 +227,22 @@ static int report_mapped(unsigned long how)
 				 strerror(errno));
 	}
 	free(paths);
+}
+
+/*
+ * SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's reports, then
+ * FAKEDEV_FRESH's, the first time.
+ */
+static int report_mapped(unsigned long how)
+{
+	const char *owner = getenv("FAKEDEV_OWNER");
+	static int reported;
+
+	log_line("report-mapped %lu\n", how);
+	if (reported++)
+		return 0;
+	report_files(getenv("FAKEDEV_MAPPED"), SFRAME_EVENT_F_SWEPT, 0);
+	report_files(getenv("FAKEDEV_FRESH"), 0, owner ? atoi(owner) : 0);
 	return 0;
 }
 

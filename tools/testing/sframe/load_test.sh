@@ -161,7 +161,7 @@ for f in $(ldd "$SFRAMECTL" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1
 done
 rm -f "$TMP/log"
 LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_MAPPED=$MAPPED "$SFRAMECTL" serve \
-	--jobs 1 --cache "$TMP/cache" --run-dir "$TMP/run" --all-owners >"$TMP/serve.out" 2>&1 &
+	--jobs 1 --cache "$TMP/cache" --run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
 serve=$!
 for _ in $(seq 600); do
 	grep -q "mapped at start" "$TMP/serve.out" && break
@@ -190,7 +190,7 @@ fake status --run-dir "$TMP/run"
 [ $st = 0 ] && grep -Eqx "service: running, pid $serve, up [0-9]+ s, idle" "$TMP/out" &&
 	grep -qx "service: objects covered: $loads (generated $made, from the cache $((loads - made)))" "$TMP/out" &&
 	grep -qx "service: pending: ? (read 0, queued in the module ?)" "$TMP/out" &&
-	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0\)" "$TMP/out"
+	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0, owner's share full 0\)" "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
 ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
@@ -222,7 +222,7 @@ key=$({ printf 'SFRCACHE\0\1\0\0\0\1\0\0\0\0\0\0\0'; cat "$LIBC"; } |
 entry=$TMP/cache/$key.sidecar
 size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
 [ "$size" -gt 100 ] && truncate -s $((size - 1)) "$entry"
-FAKEDEV_MAPPED=$MAPPED fake serve --once --all-owners --cache "$TMP/cache" \
+FAKEDEV_MAPPED=$MAPPED fake serve --once --cache "$TMP/cache" \
 	--run-dir "$TMP/run"
 [ $st = 0 ] && [ "$size" -gt 100 ] &&
 	grep -q "$entry: cache entry refused: truncated; made again" "$TMP/err" &&
@@ -248,5 +248,43 @@ fake load --fill "$TMP/g.so"
 [ $st = 0 ] && grep -q "g.so: its own .sframe leaves nothing to fill" "$TMP/out" &&
 	! grep -q '^load ' "$TMP/log"
 ok $? "load --fill with nothing to fill: says so, no ioctl (exit $st)"
+
+# 18. What is being mapped now comes first: a sweep finds sframectl's
+# libraries, none cached, and $A is reported mapped after them.  With two
+# children, swept files take one; $A has the other at once, and is
+# loaded first or second, not after the libraries.
+rm -rf "$TMP/cache2"
+mkdir "$TMP/cache2"
+FAKEDEV_MAPPED=${MAPPED#*:} FAKEDEV_FRESH=$A fake serve --once \
+	--jobs 2 --cache "$TMP/cache2" --run-dir "$TMP/run"
+order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$A") " | cut -d: -f1)
+[ $st = 0 ] && [ -n "$order" ] && [ "$order" -le 2 ] &&
+	[ "$(grep -c '^load ' "$TMP/log")" -ge 5 ]
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/err" >&2
+ok $r "serve: a file mapped now is loaded before a sweep's backlog (load ${order:-none} of $(grep -c '^load ' "$TMP/log"))"
+
+# 19. An owner's share: uid 1001 is reported mapping 20 files it may
+# write (not root's, though root made them).  With two children it has
+# one; 16 of its files wait, and the rest are dropped and counted.  Root's
+# file reported after them starts at once on the other child.
+mkdir -p "$TMP/u"
+chmod go-w "$B"
+USERS=
+for i in $(seq 20); do
+	cp "$A" "$TMP/u/$i" && chmod 775 "$TMP/u/$i"
+	USERS=$USERS${USERS:+:}$TMP/u/$i
+done
+rm -rf "$TMP/cache3"
+mkdir "$TMP/cache3"
+FAKEDEV_FRESH=$USERS:$B FAKEDEV_OWNER=1001 fake serve --once --jobs 2 \
+	--cache "$TMP/cache3" --run-dir "$TMP/run"
+order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$B") " | cut -d: -f1)
+[ $st = 0 ] && [ "$(grep -c "files of uid 1001 waiting already; dropped" "$TMP/err")" = 3 ] &&
+	[ "$(grep -c '^load ' "$TMP/log")" = 18 ] && [ -n "$order" ] && [ "$order" -le 2 ] &&
+	grep -q ", 3 failed, " "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
+ok $r "serve: one owner's 20 files: 17 served, 3 dropped for its share; root's file loaded ${order:-never}"
 
 tap_done

@@ -6,8 +6,11 @@
 # starts.  Its sidecars are in use as fast as in a run without the costly
 # file (within a margin for TCG) while the costly file is still being
 # translated, and its stacks are complete; the costly file's generator
-# child ends with a named outcome in the service's status, and the service
-# ends cleanly on SIGTERM.
+# child ends with a named outcome in the service's status.  Then an
+# owner's share: uid 1001 maps two costly libraries of its own; its files
+# take one of the service's two children at most, so a root program not
+# in the cache, started meanwhile, is translated on the other and served
+# in well under a child's budget.  The service ends cleanly on SIGTERM.
 # needs: module
 # kernels: all
 # default: debian-6.12
@@ -15,6 +18,7 @@
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
 W=/workloads/nosframe/deep
+OTHER=/workloads/project/otherid/deep
 COSTLY=/workloads/project/costly-ehframe
 RUNAS=/workloads/project/runas
 # Its own cache, removed at the end: scenarios share one boot, and
@@ -24,6 +28,9 @@ LIB=/tmp/costly/libcostly.so
 NFUNCS=200000
 NOBODY=65534
 IDLE=1
+# Root's uncached program, while a user's costly files are translated:
+# its sidecar within this (one TCG vCPU left to its child).
+OWNER_LIMIT_MS=20000
 # A cached sidecar under attack may take this much longer than without:
 # the generator child holds one of the guest's two TCG vCPUs.
 MARGIN_MS=1500
@@ -131,6 +138,34 @@ else
 fi
 kill $mapper
 wait $mapper
+
+# An owner's share: two costly files uid 1001 wrote and maps.
+mkdir -p /tmp/costly/u
+chown 1001 /tmp/costly/u
+for i in 1 2; do
+	$RUNAS 1001 $COSTLY write /tmp/costly/u/lib$i.so $((NFUNCS - i)) ||
+		result fail "uid 1001 could not write its costly library $i"
+	$RUNAS 1001 $COSTLY map /tmp/costly/u/lib$i.so 600 \
+		> /tmp/costly/u$i.out 2>&1 &
+	eval user$i=\$!
+	wait_text /tmp/costly/u$i.out mapped 30 ||
+		result fail "uid 1001 could not map its costly library $i"
+done
+service_state generating 30 ||
+	result fail "the service did not start translating uid 1001's files"
+sleep 1
+start=$(uptime_ms)
+$OTHER chain 60 > /dev/null &
+other=$!
+if wait_sidecar $OTHER $OWNER_LIMIT_MS > /dev/null; then
+	metric owner_attack_sidecar_ms $(($(uptime_ms) - start))
+	result ok "root's uncached program served while uid 1001's two costly files wait their turn"
+else
+	result fail "root's uncached program not served within $OWNER_LIMIT_MS ms while uid 1001's costly files were translated"
+fi
+$SF status | grep "^service: "
+kill $other $user1 $user2
+wait $other $user1 $user2
 stop_serve costly
 sframe_state costly
 rm -rf /tmp/costly $CACHE

@@ -5,7 +5,8 @@
 # (the module reports them); every pattern must then unwind to main.  A
 # restart finds what is mapped by asking the module
 # (SFRAME_IOC_REPORT_MAPPED), takes it from the on-disk cache and
-# generates nothing.  A file not root's gets nothing.  An unprivileged
+# generates nothing.  A user's own build, run by that user, is served
+# (every owner's files are, charged to the mapper).  An unprivileged
 # user's flood of new files while the service is stopped overflows the
 # bounded report queue: reports are dropped and counted, the service asks
 # the module again for what is mapped, and a root program mapped
@@ -181,15 +182,16 @@ else
 fi
 record_patterns $W
 
-# Not root's: nothing, whatever the module reports.
-cp $W /tmp/users-deep
-chown 1001 /tmp/users-deep
-/tmp/users-deep chain 3 > /dev/null &
+# A user's own build, run by that user: served as root's files are.
+mkdir -p /tmp/users
+cp $W /tmp/users/deep
+chown -R 1001 /tmp/users
+/workloads/project/runas 1001 /tmp/users/deep chain 3 > /dev/null &
 users=$!
-if wait_sidecar /tmp/users-deep 3000 > /dev/null; then
-	result fail "a file owned by uid 1001 got a sidecar"
+if wait_sidecar /tmp/users/deep $LIMIT_MS > /dev/null; then
+	result ok "a program uid 1001 built and runs got its sidecar"
 else
-	result ok "a file owned by uid 1001 got no sidecar"
+	result fail "a program uid 1001 built and runs got no sidecar within $LIMIT_MS ms"
 fi
 wait $users
 stop_serve first
