@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 
 #include <sframe/ioctl.h>
+#include "atomic_write.h"
 #include "serve_cache.h"
 #include "serve_gen.h"
 #include "sframectl.h"
@@ -176,40 +177,6 @@ static void serve_fd_name(int fd, char *name, size_t size)
 		name[n] = '\0';
 }
 
-/*
- * Write @size bytes at @data to @path in the directory @dir atomically (a
- * new name, renamed): a reader sees the old file or the whole new one.
- */
-static int serve_write_file(const char *dir, const char *path,
-			    const void *data, size_t size)
-{
-	char tmp[PATH_MAX];
-	size_t done = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	while (done < size) {
-		n = write(fd, (const u8 *)data + done, size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += n;
-	}
-	if (done < size || fchmod(fd, 0644) || fsync(fd) || close(fd) ||
-	    rename(tmp, path)) {
-		int err = errno ? errno : EIO;
-
-		unlink(tmp);
-		return -err;
-	}
-	return 0;
-}
-
 /* Tell sframectl status what we are doing and have done. */
 static void serve_publish(struct serve *s, const char *doing)
 {
@@ -220,7 +187,7 @@ static void serve_publish(struct serve *s, const char *doing)
 	s->st.doing = doing;
 	size = sframe_serve_format(&s->st, text, sizeof(text));
 	snprintf(path, sizeof(path), "%s/status", s->run_dir);
-	ret = serve_write_file(s->run_dir, path, text, size);
+	ret = atomic_write(s->run_dir, path, &(struct iovec){ text, size }, 1);
 	if (ret && !s->publish_failed) {
 		fprintf(stderr, "sframectl: serve: %s: %s; status will not show us\n",
 			path, strerror(-ret));
