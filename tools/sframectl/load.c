@@ -362,10 +362,14 @@ static int load_one(int dev, const char *elf, const char *path, u32 flags,
  * whose bytes are @data (@size), for the object open at @fd, already
  * read to @obj (its code: @code; @elf names it in messages), to keep
  * while the object is mapped; with @fill, behind the object's own
- * section.  An exit status: 0, EXIT_INVALID when it is not a valid
- * sidecar for the object, EXIT_USAGE for anything else; or -EEXIST: the
- * object has a sidecar root loaded by hand, which the module keeps; or
- * -ENODATA: @fill, and the sidecar has nothing to fill.
+ * section.  @data may come from untrusted code (a generator child): it
+ * gets every check load makes on a file (the container, the build ID,
+ * full validation, functions inside the code), serve's one check of it;
+ * with @dev < 0, only those.  An exit status: 0, EXIT_INVALID when it is
+ * not a valid sidecar for the object (ours or the module's checks said
+ * so), EXIT_USAGE for anything else; or -EEXIST: the object has a
+ * sidecar root loaded by hand, which the module keeps; or -ENODATA:
+ * @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
@@ -378,40 +382,6 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 	return load_obj(dev, fd, elf, obj, code, name, &bytes,
 			SFRAME_SIDECAR_WHILE_MAPPED |
 			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
-}
-
-/*
- * For sframectl serve: would load take the sidecar file image @data
- * (@size bytes, named @name in messages), which an untrusted generator
- * made for @elf (its bytes @obj, its code @code)?  The checks of
- * load_obj() with a file: build ID, full validation, functions inside
- * the code.  0, or EXIT_INVALID with the reason said.
- */
-int sframe_sidecar_verify(const char *elf, const struct sframe_input *obj,
-			  const struct sframe_code *code, const char *name,
-			  const u8 *data, size_t size)
-{
-	char msg[SFRAME_MSG_MAX] = "";
-	struct build_id have, want;
-	struct sidecar sc = { 0 };
-	int ret;
-
-	sc.in.path = name;
-	sc.in.file = (unsigned char *)data;
-	sc.in.file_size = size;
-	if (sframe_elf_extract(&sc.in, msg, sizeof(msg)) != SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: %s: %s\n", name, msg);
-		free(sc.in.copy);
-		return EXIT_INVALID;
-	}
-	sc.data = sc.in.bytes;
-	sc.size = sc.in.size;
-	sc.vaddr = sc.in.vaddr;
-	build_id_get(&have, obj->file, obj->file_size);
-	ret = sidecar_build_id(&sc, elf, name, &have, &want) ?:
-	      sidecar_check(&sc, elf, name, code);
-	free(sc.in.copy);
-	return ret;
 }
 
 /* ---- load --system ---- */

@@ -233,32 +233,37 @@ static void serve_printable(unsigned char *text, size_t len)
 			text[i] = '?';
 }
 
-/* Worker @w's job has ended as @end: check, cache and load its result. */
+/*
+ * Worker @w's job has ended as @end: check and load its result, then
+ * cache it.  It came from untrusted code: the load checks it as load
+ * checks a file, once, and only what passed is cached.
+ */
 static void serve_job_end(struct serve *s, struct serve_work *w,
 			  enum serve_gen_end end)
 {
-	int fail = -1, ret;
-	bool invalid;
+	bool invalid = false;
+	int fail = -1, ret = 0;
 
-	/* Checked as load checks a file: it came from untrusted code. */
-	invalid = end == SERVE_GEN_DONE &&
-		  sframe_sidecar_verify(w->name, &w->obj, &w->code, w->key.path,
-					w->gen.buf, w->gen.len);
+	if (end == SERVE_GEN_DONE) {
+		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
+					      &w->code, w->key.path,
+					      w->gen.buf, w->gen.len, w->fill);
+		invalid = ret == EXIT_INVALID;
+	}
 
 	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
 	case SERVE_GEN_DONE:
+		serve_loaded(s, w->seen, ret, false, w->fill);
+		/* Refused for want of memory: perhaps before the checks. */
+		if (ret > 0)
+			break;
 		ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
 				      w->gen.len);
 		if (ret) {
 			fprintf(stderr, "sframectl: serve: %s: %s\n",
 				w->key.path, strerror(-ret));
 			fail = SFRAME_SERVE_CACHE;
-			break;
 		}
-		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
-					      &w->code, w->key.path,
-					      w->gen.buf, w->gen.len, w->fill);
-		serve_loaded(s, w->seen, ret, false, w->fill);
 		break;
 	case SERVE_GEN_FAILED:
 		serve_printable(w->gen.buf, w->gen.len);
