@@ -76,6 +76,8 @@ struct serve_seen {
 	off_t size;
 	struct timespec mtime;
 	bool no_sidecar;		/* none from us: own SFrame, failed */
+	bool digested;			/* digest holds its bytes' */
+	u8 digest[SERVE_CACHE_DIGEST];	/* serve_cache_file_digest() */
 };
 
 /* A file being translated by a generator child. */
@@ -355,18 +357,36 @@ static void serve_generate(struct serve *s, int fd, size_t seen,
 }
 
 /*
+ * The cache entry of @obj (its record: @rec) for @fill in *@key: its
+ * bytes are digested once a run, unless @fresh asks them digested again.
+ */
+static int serve_key(struct serve *s, struct serve_seen *rec,
+		     const struct sframe_input *obj, bool fill, bool fresh,
+		     struct serve_cache_key *key)
+{
+	if (fresh || !rec->digested) {
+		if (serve_cache_file_digest(obj->file, obj->file_size,
+					    rec->digest))
+			return -ENOMEM;
+		rec->digested = true;
+	}
+	return serve_cache_key(&s->cache, rec->digest, fill, key);
+}
+
+/*
  * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
  * from the cache at once, else from a generator child.
  */
 static void serve_supply(struct serve *s, int fd, size_t seen)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
+	struct serve_seen *rec = &s->seen[seen];
+	bool fill, digested = rec->digested;
 	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
 	u8 *side = NULL;
 	size_t size;
-	bool fill;
 	int ret;
 
 	serve_fd_name(fd, name, sizeof(name));
@@ -390,7 +410,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen)
 	}
 	/* Its own section may leave code out: fill only that. */
 	fill = code.has_sframe;
-	if (serve_cache_key(&s->cache, obj.file, obj.file_size, fill, &key)) {
+	if (serve_key(s, rec, &obj, fill, false, &key)) {
 		s->st.failed[SFRAME_SERVE_CACHE]++;
 		goto out;
 	}
@@ -404,6 +424,11 @@ static void serve_supply(struct serve *s, int fd, size_t seen)
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
+	}
+	/* What is stored is named by the bytes it is made from, these. */
+	if (digested && serve_key(s, rec, &obj, fill, true, &key)) {
+		s->st.failed[SFRAME_SERVE_CACHE]++;
+		goto out;
 	}
 	serve_generate(s, fd, seen, name, &obj, &code, fill, &key);
 out:

@@ -4,8 +4,9 @@
  * evict the sidecars serve generates.
  *
  * An entry is named by the SHA-256 of everything its sidecar is made
- * from: the whole object file's bytes, the generator's output version
- * and whether only the gaps of the object's own section were filled.
+ * from: the whole object file's bytes (by their own SHA-256, which serve
+ * computes once a run per file), the generator's output version and
+ * whether only the gaps of the object's own section were filled.
  * Nothing the object claims (its build ID) takes part: two files with
  * one build ID but different bytes get two entries, so a doctored copy
  * mapped first cannot put its sidecar in place of the real file's.  An
@@ -38,7 +39,7 @@
 #include "serve_cache.h"
 
 #define SERVE_CACHE_MAGIC	"SFRCACHE"
-#define SERVE_CACHE_FORMAT	1
+#define SERVE_CACHE_FORMAT	2	/* 2: named by the file's digest */
 #define SERVE_CACHE_SUFFIX	".sidecar"
 #define SERVE_CACHE_OLD_SUFFIX	".sframe"	/* build-ID names, before */
 /* Eviction frees down to this share of the cap, so it is seldom run. */
@@ -111,18 +112,29 @@ static bool serve_cache_ends_with(const char *name, const char *suffix)
 	return n >= m && !strcmp(name + n - m, suffix);
 }
 
+/* The digest of an object's @size bytes at @file: 0, or -ENOMEM. */
+int serve_cache_file_digest(const u8 *file, size_t size,
+			    u8 digest[SERVE_CACHE_DIGEST])
+{
+	struct iovec iov = { (void *)file, size };
+
+	return serve_cache_digest(&iov, 1, digest);
+}
+
 /*
- * Name the entry for the object @file (@size bytes), whose sidecar is
- * generated with @fill: 0, or -ENOMEM.
+ * Name the entry for the object whose bytes' digest is @file
+ * (serve_cache_file_digest()), its sidecar generated with @fill: 0, or
+ * -ENOMEM.
  */
-int serve_cache_key(const struct serve_cache *c, const u8 *file, size_t size,
-		    bool fill, struct serve_cache_key *key)
+int serve_cache_key(const struct serve_cache *c,
+		    const u8 file[SERVE_CACHE_DIGEST], bool fill,
+		    struct serve_cache_key *key)
 {
 	u32 made[3] = { SERVE_CACHE_FORMAT, SFRAME_GEN_VERSION, fill };
 	struct iovec iov[] = {
 		{ (void *)SERVE_CACHE_MAGIC, sizeof(SERVE_CACHE_MAGIC) },
 		{ made, sizeof(made) },
-		{ (void *)file, size },
+		{ (void *)file, SERVE_CACHE_DIGEST },
 	};
 	size_t i, n;
 	int ret;
