@@ -2,26 +2,24 @@
 /*
  * sframectl load, unload and status: hand sidecar sections to the
  * sframe_unwind module through /dev/sframe_unwind (include/sframe/ioctl.h)
- * and list them.  Everything the kernel checks is checked here first, so
- * a bad sidecar gets a message naming the file and the reason, not just
- * an errno; the kernel checks again, trusting nothing.
+ * and list them (load --system: load_system.c).  Everything the kernel
+ * checks is checked here first, so a bad sidecar gets a message naming
+ * the file and the reason, not just an errno; the kernel checks again,
+ * trusting nothing.
  */
-#define _GNU_SOURCE		/* nftw() */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <sframe/arch.h>
 #include <sframe/ioctl.h>
-#include "sframectl.h"
+#include "load.h"
 
 /* A section to load: from a sidecar file, or generated in memory. */
 struct sidecar {
@@ -207,11 +205,6 @@ static int sidecar_check(struct sidecar *sc, const char *elf,
 	return 0;
 }
 
-struct load_totals {
-	unsigned int loaded, own_sframe, failed, rejected, not_elf;
-	unsigned long long fdes, bytes;
-};
-
 /* Tell what the module's refusal of @elf's sidecar means. */
 static int load_refused(const char *elf, const struct build_id *want)
 {
@@ -235,16 +228,17 @@ static int load_refused(const char *elf, const struct build_id *want)
  * @flags besides the build ID's.  Exit status, or -EEXIST when a
  * SFRAME_SIDECAR_WHILE_MAPPED load met a sidecar loaded by hand, which
  * stays, or -ENODATA when a SFRAME_SIDECAR_FILL sidecar has no function:
- * the object's own section leaves nothing out, and nothing is loaded.  @fd is the descriptor handed to the module, and @obj was read
- * through it, so a file put at the path meanwhile cannot get a sidecar
- * made for another.  With @dev < 0 (--dry-run) everything but the
+ * the object's own section leaves nothing out, and nothing is loaded.
+ * @fd is the descriptor handed to the module, and @obj was read through
+ * it, so a file put at the path meanwhile cannot get a sidecar made for
+ * another.  With @dev < 0 (--dry-run) everything but the
  * hand-over to the module is done.
  */
 static int load_obj(int dev, int fd, const char *elf,
 		    const struct sframe_input *obj,
 		    const struct sframe_code *code, const char *path,
 		    const struct sidecar_bytes *bytes, u32 flags, bool quiet,
-		    bool force, struct load_totals *t)
+		    bool force, struct sframe_load_totals *t)
 {
 	struct sframe_sidecar_load arg;
 	struct build_id have, want;
@@ -312,7 +306,8 @@ out:
  * only counted.
  */
 static int load_fd(int dev, int fd, const char *elf, const char *path,
-		   u32 flags, bool quiet, bool force, struct load_totals *t)
+		   u32 flags, bool quiet, bool force,
+		   struct sframe_load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_input obj;
@@ -341,8 +336,12 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 	return ret;
 }
 
-static int load_one(int dev, const char *elf, const char *path, u32 flags,
-		    bool quiet, bool force, struct load_totals *t)
+/*
+ * load_fd() for the file at @elf: its sidecar from the file @path, or
+ * generated; counted in @t.
+ */
+int sframe_load_one(int dev, const char *elf, const char *path, u32 flags,
+		    bool quiet, bool force, struct sframe_load_totals *t)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	int fd, ret;
@@ -362,10 +361,14 @@ static int load_one(int dev, const char *elf, const char *path, u32 flags,
  * whose bytes are @data (@size), for the object open at @fd, already
  * read to @obj (its code: @code; @elf names it in messages), to keep
  * while the object is mapped; with @fill, behind the object's own
- * section.  An exit status: 0, EXIT_INVALID when it is not a valid
- * sidecar for the object, EXIT_USAGE for anything else; or -EEXIST: the
- * object has a sidecar root loaded by hand, which the module keeps; or
- * -ENODATA: @fill, and the sidecar has nothing to fill.
+ * section.  @data may come from untrusted code (a generator child): it
+ * gets every check load makes on a file (the container, the build ID,
+ * full validation, functions inside the code), serve's one check of it;
+ * with @dev < 0, only those.  An exit status: 0, EXIT_INVALID when it is
+ * not a valid sidecar for the object (ours or the module's checks said
+ * so), EXIT_USAGE for anything else; or -EEXIST: the object has a
+ * sidecar root loaded by hand, which the module keeps; or -ENODATA:
+ * @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
@@ -373,168 +376,16 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const u8 *data, size_t size, bool fill)
 {
 	struct sidecar_bytes bytes = { .data = data, .size = size };
-	struct load_totals t = { 0 };
+	struct sframe_load_totals t = { 0 };
 
 	return load_obj(dev, fd, elf, obj, code, name, &bytes,
 			SFRAME_SIDECAR_WHILE_MAPPED |
 			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
 }
 
-/*
- * For sframectl serve: would load take the sidecar file image @data
- * (@size bytes, named @name in messages), which an untrusted generator
- * made for @elf (its bytes @obj, its code @code)?  The checks of
- * load_obj() with a file: build ID, full validation, functions inside
- * the code.  0, or EXIT_INVALID with the reason said.
- */
-int sframe_sidecar_verify(const char *elf, const struct sframe_input *obj,
-			  const struct sframe_code *code, const char *name,
-			  const u8 *data, size_t size)
-{
-	char msg[SFRAME_MSG_MAX] = "";
-	struct build_id have, want;
-	struct sidecar sc = { 0 };
-	int ret;
-
-	sc.in.path = name;
-	sc.in.file = (unsigned char *)data;
-	sc.in.file_size = size;
-	if (sframe_elf_extract(&sc.in, msg, sizeof(msg)) != SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: %s: %s\n", name, msg);
-		free(sc.in.copy);
-		return EXIT_INVALID;
-	}
-	sc.data = sc.in.bytes;
-	sc.size = sc.in.size;
-	sc.vaddr = sc.in.vaddr;
-	build_id_get(&have, obj->file, obj->file_size);
-	ret = sidecar_build_id(&sc, elf, name, &have, &want) ?:
-	      sidecar_check(&sc, elf, name, code);
-	free(sc.in.copy);
-	return ret;
-}
-
-/* ---- load --system ---- */
-
-static const char * const system_dirs[] = {
-	"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/libexec",
-	"/usr/local/bin", "/usr/local/lib", "/bin", "/sbin", "/lib", "/lib64",
-};
-
-struct candidates {
-	char **path;
-	struct { dev_t dev; ino_t ino; } *id;
-	size_t nr, cap;
-};
-
-static struct candidates cands;
-
-/* Executable or shared ELF of this machine, by its first bytes. */
-static bool looks_elf(const char *path)
-{
-	unsigned char h[20];
-	bool ok;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	if (fd < 0)
-		return false;
-	ok = pread(fd, h, sizeof(h), 0) == sizeof(h) &&
-	     !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1 &&
-	     (h[16] == 2 || h[16] == 3) && h[17] == 0 &&
-	     h[18] == (SFRAME_NATIVE_EM & 0xff) && h[19] == SFRAME_NATIVE_EM >> 8;
-	close(fd);
-	return ok;
-}
-
-static int collect(const char *path, const struct stat *st, int type,
-		   struct FTW *ftw)
-{
-	size_t i;
-
-	(void)ftw;
-	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 64)
-		return 0;
-	for (i = 0; i < cands.nr; i++)
-		if (cands.id[i].dev == st->st_dev &&
-		    cands.id[i].ino == st->st_ino)
-			return 0;
-	if (!looks_elf(path))
-		return 0;
-	if (cands.nr == cands.cap) {
-		size_t cap = cands.cap ? 2 * cands.cap : 256;
-		void *p = realloc(cands.path, cap * sizeof(*cands.path));
-
-		if (!p)
-			return -1;
-		cands.path = p;
-		p = realloc(cands.id, cap * sizeof(*cands.id));
-		if (!p)
-			return -1;
-		cands.id = p;
-		cands.cap = cap;
-	}
-	cands.path[cands.nr] = strdup(path);
-	if (!cands.path[cands.nr])
-		return -1;
-	cands.id[cands.nr].dev = st->st_dev;
-	cands.id[cands.nr].ino = st->st_ino;
-	cands.nr++;
-	return 0;
-}
-
-static void progress(size_t done, size_t total, const char *path)
-{
-	const int width = 40;
-	int fill = total ? (int)(done * width / total) : width;
-	const char *base = strrchr(path, '/');
-
-	fprintf(stderr, "\r[%-*.*s%*s] %zu/%zu %-30.30s", fill, fill,
-		"========================================", width - fill, "",
-		done, total, base ? base + 1 : path);
-}
-
-static int load_system(int dev, int ndirs, char **dirs)
-{
-	struct load_totals t = { 0 };
-	bool tty = isatty(STDERR_FILENO);
-	struct timespec a, b;
-	size_t i;
-	int k;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (k = 0; k < (ndirs ? ndirs : (int)(sizeof(system_dirs) /
-					       sizeof(system_dirs[0]))); k++) {
-		if (nftw(ndirs ? dirs[k] : system_dirs[k], collect, 16,
-			 FTW_PHYS) < 0 && errno == ENOMEM) {
-			fprintf(stderr, "sframectl: out of memory\n");
-			return EXIT_USAGE;
-		}
-	}
-	for (i = 0; i < cands.nr; i++) {
-		if (tty)
-			progress(i, cands.nr, cands.path[i]);
-		load_one(dev, cands.path[i], NULL, 0, true, false, &t);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if (tty) {
-		progress(cands.nr, cands.nr, "");
-		fputc('\n', stderr);
-	}
-	printf("%zu ELF objects: %u sidecars %s (%llu FDEs, %llu bytes), %u have their own SFrame, %u without usable .eh_frame, %u rejected, %u not loadable; %.1f s\n",
-	       cands.nr, t.loaded, dev < 0 ? "made, dry run" : "loaded",
-	       t.fdes, t.bytes, t.own_sframe, t.failed,
-	       t.rejected, t.not_elf,
-	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
-	for (i = 0; i < cands.nr; i++)
-		free(cands.path[i]);
-	free(cands.path);
-	free(cands.id);
-	return t.loaded ? 0 : EXIT_INVALID;
-}
-
 int sframe_load_command(int argc, char **argv)
 {
-	struct load_totals t = { 0 };
+	struct sframe_load_totals t = { 0 };
 	bool force = false;
 	u32 flags = 0;
 	int dev, ret;
@@ -555,7 +406,7 @@ int sframe_load_command(int argc, char **argv)
 		dev = dry ? -1 : sframe_open_device();
 		if (dev < 0 && !dry)
 			return EXIT_USAGE;
-		ret = load_system(dev, argc - 2 - dry, argv + 2 + dry);
+		ret = sframe_load_system(dev, argc - 2 - dry, argv + 2 + dry);
 		ret = sframe_vdso_load(dev) ?: ret;
 		if (dev >= 0)
 			close(dev);
@@ -578,8 +429,8 @@ int sframe_load_command(int argc, char **argv)
 	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
-	ret = load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, flags, false,
-		       force, &t);
+	ret = sframe_load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, flags,
+			      false, force, &t);
 	close(dev);
 	if (ret == -ENODATA) {
 		printf("%s: its own .sframe leaves nothing to fill\n", argv[1]);

@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 
 #include <sframe/ioctl.h>
+#include "atomic_write.h"
 #include "serve_cache.h"
 #include "serve_gen.h"
 #include "sframectl.h"
@@ -92,6 +93,8 @@ struct serve_seen {
 	off_t size;
 	struct timespec mtime;
 	bool no_sidecar;		/* none from us: own SFrame, failed */
+	bool digested;			/* digest holds its bytes' */
+	u8 digest[SERVE_CACHE_DIGEST];	/* serve_cache_file_digest() */
 };
 
 /* A file being translated by a generator child. */
@@ -212,40 +215,6 @@ static void serve_fd_name(int fd, char *name, size_t size)
 		name[n] = '\0';
 }
 
-/*
- * Write @size bytes at @data to @path in the directory @dir atomically (a
- * new name, renamed): a reader sees the old file or the whole new one.
- */
-static int serve_write_file(const char *dir, const char *path,
-			    const void *data, size_t size)
-{
-	char tmp[PATH_MAX];
-	size_t done = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(tmp, sizeof(tmp), "%s/.new-XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	while (done < size) {
-		n = write(fd, (const u8 *)data + done, size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += n;
-	}
-	if (done < size || fchmod(fd, 0644) || fsync(fd) || close(fd) ||
-	    rename(tmp, path)) {
-		int err = errno ? errno : EIO;
-
-		unlink(tmp);
-		return -err;
-	}
-	return 0;
-}
-
 /* Tell sframectl status what we are doing and have done. */
 static void serve_publish(struct serve *s, const char *doing)
 {
@@ -256,7 +225,7 @@ static void serve_publish(struct serve *s, const char *doing)
 	s->st.doing = doing;
 	size = sframe_serve_format(&s->st, text, sizeof(text));
 	snprintf(path, sizeof(path), "%s/status", s->run_dir);
-	ret = serve_write_file(s->run_dir, path, text, size);
+	ret = atomic_write(s->run_dir, path, &(struct iovec){ text, size }, 1);
 	if (ret && !s->publish_failed) {
 		fprintf(stderr, "sframectl: serve: %s: %s; status will not show us\n",
 			path, strerror(-ret));
@@ -329,20 +298,30 @@ static void serve_printable(unsigned char *text, size_t len)
 			text[i] = '?';
 }
 
-/* Worker @w's job has ended as @end: check, cache and load its result. */
+/*
+ * Worker @w's job has ended as @end: check and load its result, then
+ * cache it.  It came from untrusted code: the load checks it as load
+ * checks a file, once, and only what passed is cached.
+ */
 static void serve_job_end(struct serve *s, struct serve_work *w,
 			  enum serve_gen_end end)
 {
-	int fail = -1, ret;
-	bool invalid;
+	bool invalid = false;
+	int fail = -1, ret = 0;
 
-	/* Checked as load checks a file: it came from untrusted code. */
-	invalid = end == SERVE_GEN_DONE &&
-		  sframe_sidecar_verify(w->name, &w->obj, &w->code, w->key.path,
-					w->gen.buf, w->gen.len);
+	if (end == SERVE_GEN_DONE) {
+		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
+					      &w->code, w->key.path,
+					      w->gen.buf, w->gen.len, w->fill);
+		invalid = ret == EXIT_INVALID;
+	}
 
 	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
 	case SERVE_GEN_DONE:
+		serve_loaded(s, w->seen, ret, false, w->fill);
+		/* Refused for want of memory: perhaps before the checks. */
+		if (ret > 0)
+			break;
 		ret = 0;
 		if (serve_may_store(s, w->owner, w->gen.len))
 			ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
@@ -353,12 +332,7 @@ static void serve_job_end(struct serve *s, struct serve_work *w,
 			fprintf(stderr, "sframectl: serve: %s: %s\n",
 				w->key.path, strerror(-ret));
 			fail = SFRAME_SERVE_CACHE;
-			break;
 		}
-		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
-					      &w->code, w->key.path,
-					      w->gen.buf, w->gen.len, w->fill);
-		serve_loaded(s, w->seen, ret, false, w->fill);
 		break;
 	case SERVE_GEN_FAILED:
 		serve_printable(w->gen.buf, w->gen.len);
@@ -515,6 +489,23 @@ static void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 }
 
 /*
+ * The cache entry of @obj (its record: @rec) for @fill in *@key: its
+ * bytes are digested once a run, unless @fresh asks them digested again.
+ */
+static int serve_key(struct serve *s, struct serve_seen *rec,
+		     const struct sframe_input *obj, bool fill, bool fresh,
+		     struct serve_cache_key *key)
+{
+	if (fresh || !rec->digested) {
+		if (serve_cache_file_digest(obj->file, obj->file_size,
+					    rec->digest))
+			return -ENOMEM;
+		rec->digested = true;
+	}
+	return serve_cache_key(&s->cache, rec->digest, fill, key);
+}
+
+/*
  * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
  * from the cache at once, else from a generator child (@swept: only a
  * sweep reported it).
@@ -523,12 +514,13 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 			 uid_t owner)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
+	struct serve_seen *rec = &s->seen[seen];
+	bool fill, digested = rec->digested;
 	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
 	u8 *side = NULL;
 	size_t size;
-	bool fill;
 	int ret;
 
 	serve_fd_name(fd, name, sizeof(name));
@@ -552,7 +544,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 	}
 	/* Its own section may leave code out: fill only that. */
 	fill = code.has_sframe;
-	if (serve_cache_key(&s->cache, obj.file, obj.file_size, fill, &key)) {
+	if (serve_key(s, rec, &obj, fill, false, &key)) {
 		s->st.failed[SFRAME_SERVE_CACHE]++;
 		goto out;
 	}
@@ -566,6 +558,11 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
+	}
+	/* What is stored is named by the bytes it is made from, these. */
+	if (digested && serve_key(s, rec, &obj, fill, true, &key)) {
+		s->st.failed[SFRAME_SERVE_CACHE]++;
+		goto out;
 	}
 	serve_generate(s, fd, seen, swept, owner, name, &obj, &code, fill,
 		       &key);

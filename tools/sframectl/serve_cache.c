@@ -4,8 +4,9 @@
  * evict the sidecars serve generates.
  *
  * An entry is named by the SHA-256 of everything its sidecar is made
- * from: the whole object file's bytes, the generator's output version
- * and whether only the gaps of the object's own section were filled.
+ * from: the whole object file's bytes (by their own SHA-256, which serve
+ * computes once a run per file), the generator's output version and
+ * whether only the gaps of the object's own section were filled.
  * Nothing the object claims (its build ID) takes part: two files with
  * one build ID but different bytes get two entries, so a doctored copy
  * mapped first cannot put its sidecar in place of the real file's.  An
@@ -34,12 +35,12 @@
 
 #include <openssl/evp.h>
 
+#include "atomic_write.h"
 #include "serve_cache.h"
 
 #define SERVE_CACHE_MAGIC	"SFRCACHE"
-#define SERVE_CACHE_FORMAT	1
+#define SERVE_CACHE_FORMAT	2	/* 2: named by the file's digest */
 #define SERVE_CACHE_SUFFIX	".sidecar"
-#define SERVE_CACHE_TMP		".new-"
 #define SERVE_CACHE_OLD_SUFFIX	".sframe"	/* build-ID names, before */
 /* Eviction frees down to this share of the cap, so it is seldom run. */
 #define SERVE_CACHE_LOW_WATER_PCT	90
@@ -111,18 +112,29 @@ static bool serve_cache_ends_with(const char *name, const char *suffix)
 	return n >= m && !strcmp(name + n - m, suffix);
 }
 
+/* The digest of an object's @size bytes at @file: 0, or -ENOMEM. */
+int serve_cache_file_digest(const u8 *file, size_t size,
+			    u8 digest[SERVE_CACHE_DIGEST])
+{
+	struct iovec iov = { (void *)file, size };
+
+	return serve_cache_digest(&iov, 1, digest);
+}
+
 /*
- * Name the entry for the object @file (@size bytes), whose sidecar is
- * generated with @fill: 0, or -ENOMEM.
+ * Name the entry for the object whose bytes' digest is @file
+ * (serve_cache_file_digest()), its sidecar generated with @fill: 0, or
+ * -ENOMEM.
  */
-int serve_cache_key(const struct serve_cache *c, const u8 *file, size_t size,
-		    bool fill, struct serve_cache_key *key)
+int serve_cache_key(const struct serve_cache *c,
+		    const u8 file[SERVE_CACHE_DIGEST], bool fill,
+		    struct serve_cache_key *key)
 {
 	u32 made[3] = { SERVE_CACHE_FORMAT, SFRAME_GEN_VERSION, fill };
 	struct iovec iov[] = {
 		{ (void *)SERVE_CACHE_MAGIC, sizeof(SERVE_CACHE_MAGIC) },
 		{ made, sizeof(made) },
-		{ (void *)file, size },
+		{ (void *)file, SERVE_CACHE_DIGEST },
 	};
 	size_t i, n;
 	int ret;
@@ -145,6 +157,15 @@ static void serve_cache_count_size(struct serve_cache *c)
 	c->st->kib = (c->bytes + 1023) >> 10;
 }
 
+/* An entry of @size bytes is no longer in the cache's count. */
+static void serve_cache_uncount(struct serve_cache *c, off_t size)
+{
+	c->bytes -= (unsigned long long)size < c->bytes ? size : c->bytes;
+	if (c->st->entries)
+		c->st->entries--;
+	serve_cache_count_size(c);
+}
+
 /*
  * Remove the entry @name of @size bytes (-1: not counted in the cache's
  * size), counting it in @counter, if any.
@@ -157,12 +178,8 @@ static void serve_cache_remove(struct serve_cache *c, int dir,
 		return;
 	if (counter)
 		(*counter)++;
-	if (size < 0)
-		return;
-	c->bytes -= (unsigned long long)size < c->bytes ? size : c->bytes;
-	if (c->st->entries)
-		c->st->entries--;
-	serve_cache_count_size(c);
+	if (size >= 0)
+		serve_cache_uncount(c, size);
 }
 
 static int serve_cache_by_use(const void *a, const void *b)
@@ -290,7 +307,7 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 
 		if (serve_cache_is_entry(name) ?
 		    serve_cache_current(dirfd(dp), name) :
-		    strncmp(name, SERVE_CACHE_TMP, strlen(SERVE_CACHE_TMP)) &&
+		    strncmp(name, ATOMIC_WRITE_TMP, strlen(ATOMIC_WRITE_TMP)) &&
 		    !serve_cache_ends_with(name, SERVE_CACHE_OLD_SUFFIX))
 			continue;
 		serve_cache_remove(c, dirfd(dp), name, -1, &st->stale);
@@ -384,27 +401,6 @@ int serve_cache_get(struct serve_cache *c, const struct serve_cache_key *key,
 	return 0;
 }
 
-/* Write all of @iov (@n pieces) to @fd; 0 or -errno. */
-static int serve_cache_write(int fd, struct iovec *iov, int n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = writev(fd, iov, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
-			w -= iov->iov_len;
-		if (n) {
-			iov->iov_base = (u8 *)iov->iov_base + w;
-			iov->iov_len -= w;
-		}
-	}
-	return 0;
-}
-
 /*
  * Store @data (@size bytes), the sidecar made from what @key names,
  * under @key's name, atomically (a new file, renamed), then evict what
@@ -419,33 +415,22 @@ int serve_cache_put(struct serve_cache *c, const struct serve_cache_key *key,
 		.payload_size = size,
 	};
 	struct iovec iov[] = { { &h, sizeof(h) }, { (void *)data, size } };
-	char tmp[PATH_MAX];
 	struct stat old;
-	int fd, ret;
+	bool replaced;
+	int ret;
 
 	memcpy(h.magic, SERVE_CACHE_MAGIC, sizeof(h.magic));
 	memcpy(h.key, key->digest, SERVE_CACHE_DIGEST);
 	ret = serve_cache_digest(&iov[1], 1, h.payload_digest);
 	if (ret)
 		return ret;
-	snprintf(tmp, sizeof(tmp), "%s/" SERVE_CACHE_TMP "XXXXXX", c->dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	ret = serve_cache_write(fd, iov, ARRAY_SIZE(iov));
-	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
 	/* The same bytes' entry, if one is there, is replaced. */
-	if (!ret && !stat(key->path, &old))
-		serve_cache_remove(c, AT_FDCWD, key->path, old.st_size, NULL);
-	if (!ret && rename(tmp, key->path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
+	replaced = !stat(key->path, &old) && S_ISREG(old.st_mode);
+	ret = atomic_write(c->dir, key->path, iov, ARRAY_SIZE(iov));
+	if (ret)
 		return ret;
-	}
+	if (replaced)
+		serve_cache_uncount(c, old.st_size);
 	c->bytes += sizeof(h) + size;
 	c->st->entries++;
 	serve_cache_count_size(c);

@@ -28,8 +28,11 @@ struct serve_cache {
 
 int serve_cache_open(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st);
-int serve_cache_key(const struct serve_cache *c, const u8 *file, size_t size,
-		    bool fill, struct serve_cache_key *key);
+int serve_cache_file_digest(const u8 *file, size_t size,
+			    u8 digest[SERVE_CACHE_DIGEST]);
+int serve_cache_key(const struct serve_cache *c,
+		    const u8 file[SERVE_CACHE_DIGEST], bool fill,
+		    struct serve_cache_key *key);
 int serve_cache_get(struct serve_cache *c, const struct serve_cache_key *key,
 		    u8 **data, size_t *size);
 int serve_cache_put(struct serve_cache *c, const struct serve_cache_key *key,

@@ -138,9 +138,6 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_input *obj,
 			    const struct sframe_code *code, const char *name,
 			    const u8 *data, size_t size, bool fill);
-int sframe_sidecar_verify(const char *elf, const struct sframe_input *obj,
-			  const struct sframe_code *code, const char *name,
-			  const u8 *data, size_t size);
 int sframe_serve_command(int argc, char **argv);
 
 /* Why the service could not supply an object's sidecar. */

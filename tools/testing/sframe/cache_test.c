@@ -63,6 +63,19 @@ static void set_used(const char *path, time_t sec)
 	utimensat(AT_FDCWD, path, t, 0);
 }
 
+/* @key names the entry for @file (@size bytes), as serve names it. */
+static void key_of(struct serve_cache *c, const u8 *file, size_t size,
+		   bool fill, struct serve_cache_key *key)
+{
+	u8 digest[SERVE_CACHE_DIGEST];
+
+	if (serve_cache_file_digest(file, size, digest) ||
+	    serve_cache_key(c, digest, fill, key)) {
+		printf("Bail out! cannot name an entry\n");
+		exit(1);
+	}
+}
+
 /* Does the cache give back for @key what was stored, and is it counted? */
 static bool gives(struct serve_cache *c, const struct serve_cache_key *key,
 		  const u8 *want, size_t want_size)
@@ -93,10 +106,10 @@ static void test_naming(struct serve_cache *c)
 	struct serve_cache_key a, a2, b, fill;
 	const char *base;
 
-	serve_cache_key(c, file_a, sizeof(file_a), false, &a);
-	serve_cache_key(c, file_a, sizeof(file_a), false, &a2);
-	serve_cache_key(c, file_b, sizeof(file_b), false, &b);
-	serve_cache_key(c, file_a, sizeof(file_a), true, &fill);
+	key_of(c, file_a, sizeof(file_a), false, &a);
+	key_of(c, file_a, sizeof(file_a), false, &a2);
+	key_of(c, file_b, sizeof(file_b), false, &b);
+	key_of(c, file_a, sizeof(file_a), true, &fill);
 	base = strrchr(a.path, '/') + 1;
 	tap_ok(!strncmp(a.path, dir, strlen(dir)) && strlen(base) == 64 + 8 &&
 	       strspn(base, "0123456789abcdef") == 64 &&
@@ -115,8 +128,8 @@ static void test_store_and_verify(struct serve_cache *c)
 	u8 byte;
 	int fd;
 
-	serve_cache_key(c, file_a, sizeof(file_a), false, &a);
-	serve_cache_key(c, file_b, sizeof(file_b), false, &b);
+	key_of(c, file_a, sizeof(file_a), false, &a);
+	key_of(c, file_b, sizeof(file_b), false, &b);
 	tap_ok(refusal(c, &a) == -ENOENT, "nothing stored: a miss");
 	tap_ok(!serve_cache_put(c, &a, payload, 1000) && gives(c, &a, payload, 1000),
 	       "stored, then given back byte for byte");
@@ -166,7 +179,7 @@ static void test_eviction(struct serve_cache *c)
 
 	for (i = 0; i < 4; i++) {
 		file_a[0] = i;
-		serve_cache_key(c, file_a, sizeof(file_a), false, &k[i]);
+		key_of(c, file_a, sizeof(file_a), false, &k[i]);
 	}
 	for (i = 0; i < 2; i++) {
 		serve_cache_put(c, &k[i], payload, PAYLOAD);
@@ -194,7 +207,7 @@ static void test_open(struct serve_cache *c, struct sframe_serve_cache_state *st
 
 	/* An entry of format 0, a build-ID name, an unfinished write. */
 	file_a[0] = 9;
-	serve_cache_key(c, file_a, sizeof(file_a), false, &k);
+	key_of(c, file_a, sizeof(file_a), false, &k);
 	write_file(k.path, old, sizeof(old));
 	snprintf(path, sizeof(path), "%s/0123abcd.fill.sframe", dir);
 	write_file(path, old, sizeof(old));
@@ -209,7 +222,7 @@ static void test_open(struct serve_cache *c, struct sframe_serve_cache_state *st
 	       "open: three files of earlier versions removed, a foreign name left, two entries counted");
 	memset(st, 0, sizeof(*st));
 	file_a[0] = 5;
-	serve_cache_key(c, file_a, sizeof(file_a), false, &k);
+	key_of(c, file_a, sizeof(file_a), false, &k);
 	serve_cache_put(c, &k, payload, 2 * PAYLOAD);
 	tap_ok(st->evicted == 2 && st->entries == 1 && exists(k.path),
 	       "a store of twice the size: the two older entries evicted");

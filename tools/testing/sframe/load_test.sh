@@ -214,10 +214,11 @@ ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $s
 
 # 16. A restart with the same cache, the same objects reported: libc's
 # entry, named by the SHA-256 of what it is made from (the format and
-# generator versions, "no fill", libc's bytes), cut short meanwhile, is
-# refused and made again; the others come from the cache.
+# generator versions, "no fill", the SHA-256 of libc's bytes), cut short
+# meanwhile, is refused and made again; the others come from the cache.
 LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-key=$({ printf 'SFRCACHE\0\1\0\0\0\1\0\0\0\0\0\0\0'; cat "$LIBC"; } |
+libc_digest=$(sha256sum "$LIBC" | cut -c1-64 | sed 's/../\\x&/g')
+key=$({ printf 'SFRCACHE\0\2\0\0\0\1\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
 	sha256sum | cut -c1-64)
 entry=$TMP/cache/$key.sidecar
 size=$(stat -c %s "$entry" 2>/dev/null || echo 0)

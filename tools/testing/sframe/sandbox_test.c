@@ -247,8 +247,8 @@ static void test_generator(const char *path)
 	tap_ok(end == SERVE_GEN_DONE, "%s translated in the sandbox (%s, %zu bytes, %lld ms)",
 	       path, serve_gen_end_str(end), j.len, t);
 	tap_ok(end == SERVE_GEN_DONE &&
-	       !sframe_sidecar_verify(path, &obj, &code, "its sidecar",
-				      j.buf, j.len),
+	       !sframe_load_sidecar_obj(-1, -1, path, &obj, &code,
+					"its sidecar", j.buf, j.len, false),
 	       "the parent's checks accept what came back");
 	serve_gen_free(&j);
 	sframe_input_free(&obj);

@@ -239,16 +239,25 @@ wait_exit()
 	return 0
 }
 
+# settles VALUE SECONDS COMMAND...: wait up to SECONDS for what COMMAND
+# prints to read VALUE; returns 1 if it does not by then.
+settles()
+{
+	st_want=$1
+	st_end=$(($(uptime_ms) + $2 * 1000))
+	shift 2
+	while [ "$("$@")" != "$st_want" ]; do
+		[ "$(uptime_ms)" -ge $st_end ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
 # stat_settles NAME VALUE SECONDS: wait up to SECONDS for the stats line
 # NAME to read VALUE (freeing may wait for RCU and the module's worker).
 stat_settles()
 {
-	ss_end=$(($(uptime_ms) + $3 * 1000))
-	while [ "$(stat_value "$1")" != "$2" ]; do
-		[ "$(uptime_ms)" -ge $ss_end ] && return 1
-		sleep 0.2
-	done
-	return 0
+	settles "$2" "$3" stat_value "$1"
 }
 
 # watch_hung_tasks SECONDS: report a task blocked uninterruptibly for more

@@ -66,27 +66,16 @@ file_status()
 	sed -n "s|^$1: \([^,]*\),.*|\1|p" /sys/kernel/debug/sframe_unwind/files
 }
 
-# status_within PATH STATUS SECONDS: wait until PATH's entry says STATUS.
-status_within()
-{
-	sw_end=$(($(uptime_ms) + $3 * 1000))
-	while [ "$(file_status "$1")" != "$2" ]; do
-		[ "$(uptime_ms)" -ge $sw_end ] && return 1
-		sleep 0.2
-	done
-	return 0
-}
-
 $P/runas 1000 $P/execmap hold $NEW > /dev/null 2>&1 &
 user=$!
-if status_within $NEW "over max_user_mb" 30; then
+if settles "over max_user_mb" 30 file_status $NEW; then
 	result ok "uid 1000's mapping of a 20 MB section: over its max_user_mb"
 else
 	result fail "uid 1000's mapping of a 20 MB section: status '$(file_status $NEW)', not 'over max_user_mb'"
 fi
 $P/execmap hold $NEW > /dev/null 2>&1 &
 root=$!
-if status_within $NEW ok 30; then
+if settles ok 30 file_status $NEW; then
 	result ok "root's mapping of it next: read and charged to root"
 else
 	result fail "root's mapping of it next: status '$(file_status $NEW)' after 30 s: the first mapper's quota still decides"
