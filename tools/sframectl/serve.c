@@ -28,8 +28,8 @@
  * may write are root's, whoever maps them.
  *
  * A sidecar not in the cache is made by a child, a few at once, while the
- * loop goes on serving: what is cached is loaded at once whatever is
- * being translated.
+ * loop goes on serving (serve_jobs.c, serve_queue.c): what is cached is
+ * loaded at once whatever is being translated.
  *
  * What it has done is published for sframectl status in its runtime
  * directory (serve_status.c), rewritten after each object and batch.
@@ -50,155 +50,16 @@
 
 #include <sframe/ioctl.h>
 #include "atomic_write.h"
-#include "serve_cache.h"
-#include "serve_gen.h"
-#include "sframectl.h"
+#include "serve.h"
 
 #define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
 #define SERVE_EVENTS	16		/* records per read() */
-/*
- * Generator children at once (--jobs, at most SERVE_JOBS_MAX), and files
- * waiting for one: a report beyond them is dropped and counted.  What is
- * being mapped now comes first (serve_pump()): files a sweep found take
- * at most SERVE_QUEUE_SWEPT of the places, and one child fewer than
- * --jobs when there are two or more; a swept file with no place left is
- * found again by the next sweep.
- */
-#define SERVE_JOBS		2
-#define SERVE_JOBS_MAX		8
-#define SERVE_QUEUE_MAX		64
-#define SERVE_QUEUE_SWEPT	48
-/*
- * An owner's share, root's excepted: files waiting; children, as swept
- * files (one fewer than --jobs); disk cache bytes stored per run
- * (--owner-cache-mb), beyond which its sidecars are loaded, not stored.
- */
-#define SERVE_QUEUE_OWNER	16
-#define SERVE_OWNER_CACHE_MB	32
-/*
- * A child's budgets: wall-clock time (TCG included), CPU time, and
- * address space beyond what it inherits: a base plus a multiple of the
- * input's size; its result is at most what the module takes.
- */
-#define SERVE_GEN_WALL_MS	60000
-#define SERVE_GEN_CPU_SECONDS	60
-#define SERVE_GEN_MEMORY	(256ULL << 20)
-#define SERVE_GEN_MEMORY_PER_BYTE 32
-#define SERVE_GEN_OUT_MAX	(64U << 20)
-
-/* A file already handled, by identity. */
-struct serve_seen {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	bool no_sidecar;		/* none from us: own SFrame, failed */
-	bool digested;			/* digest holds its bytes' */
-	u8 digest[SERVE_CACHE_DIGEST];	/* serve_cache_file_digest() */
-};
-
-/* A file being translated by a generator child. */
-struct serve_work {
-	struct serve_gen_job gen;	/* gen.pid 0: this worker is free */
-	int fd;				/* the report's, held until the end */
-	size_t seen;			/* its index in serve->seen */
-	struct sframe_input obj;
-	struct sframe_code code;
-	bool fill;
-	bool swept;			/* a sweep found it */
-	uid_t owner;			/* whose share it counts against */
-	struct serve_gen_input in;	/* the child's: obj's bytes */
-	char name[PATH_MAX];
-	struct serve_cache_key key;	/* its cache entry */
-};
-
-/*
- * A file waiting for a worker: its descriptor (ours) and record, and
- * whether only a sweep has reported it so far.
- */
-struct serve_waiting {
-	int fd;
-	size_t seen;
-	bool swept;
-	uid_t owner;
-};
-
-/* What an owner's sidecars have stored in the disk cache this run. */
-struct serve_share {
-	uid_t owner;
-	unsigned long long stored;	/* bytes */
-};
-
-struct serve {
-	const char *dir;
-	struct serve_cache cache;
-	const char *run_dir;		/* where status finds our state */
-	bool root_only;
-	unsigned long long owner_cache_max;	/* bytes; root's unbounded */
-	struct serve_share *shares;
-	size_t nr_shares;
-	int dev;			/* /dev/sframe_unwind */
-	int watch;			/* its SFRAME_IOC_WATCH descriptor */
-	int sig;			/* signalfd: SIGTERM, SIGINT */
-	int lock;			/* held while we run (serve_status.c) */
-	bool publish_failed;		/* said once */
-	struct serve_seen *seen;
-	size_t nr_seen, cap_seen;
-	bool lost;			/* reports were lost: sweep */
-	bool resweep;			/* swept files were put off: sweep */
-	struct sframe_serve_state st;
-	struct serve_work work[SERVE_JOBS_MAX];
-	unsigned int jobs;		/* of work[] in use at most */
-	unsigned int running;
-	struct serve_waiting queue[SERVE_QUEUE_MAX];
-	unsigned int queued;
-	unsigned int queued_swept;	/* of queue[], those swept */
-	unsigned int running_swept;	/* of the children, those swept */
-};
-
 /* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
 static bool serve_stopping(const struct serve *s)
 {
 	struct pollfd p = { .fd = s->sig, .events = POLLIN };
 
 	return poll(&p, 1, 0) > 0;
-}
-
-/*
- * What is known of this file: its record, new (*@first) if it was never
- * handled before.  NULL on ENOMEM.
- */
-static struct serve_seen *serve_remember(struct serve *s,
-					 const struct stat *st, bool *first)
-{
-	struct serve_seen *n;
-	size_t i;
-
-	*first = false;
-	for (i = 0; i < s->nr_seen; i++) {
-		n = &s->seen[i];
-		if (n->dev == st->st_dev && n->ino == st->st_ino &&
-		    n->size == st->st_size &&
-		    n->mtime.tv_sec == st->st_mtim.tv_sec &&
-		    n->mtime.tv_nsec == st->st_mtim.tv_nsec)
-			return n;
-	}
-	if (s->nr_seen == s->cap_seen) {
-		size_t cap = s->cap_seen ? 2 * s->cap_seen : 256;
-
-		n = reallocarray(s->seen, cap, sizeof(*n));
-		if (!n)
-			return NULL;
-		s->seen = n;
-		s->cap_seen = cap;
-	}
-	n = &s->seen[s->nr_seen++];
-	*n = (struct serve_seen){
-		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
-		.mtime = st->st_mtim,
-	};
-	*first = true;
-	return n;
 }
 
 /* The name @fd's file has now, for messages only. */
@@ -242,252 +103,6 @@ static void serve_unpublish(struct serve *s)
 	unlink(path);
 }
 
-/* Count what loading @seen's sidecar (from the cache or not) came to. */
-static void serve_loaded(struct serve *s, size_t seen, int ret,
-			 bool from_cache, bool fill)
-{
-	if (ret == -ENODATA)
-		s->st.own++;
-	else if (ret == -EEXIST)
-		s->st.by_hand++;
-	else if (ret > 0)
-		s->st.failed[SFRAME_SERVE_NOT_LOADED]++;
-	else if (!ret && from_cache)
-		s->st.cached++;
-	else if (!ret)
-		s->st.generated++;
-	s->st.filled += fill && !ret;
-	/* The module's refusal for want of memory may not last. */
-	s->seen[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
-}
-
-/*
- * May @size more bytes of @owner's go to the disk cache?  Counted as
- * stored if so.
- */
-static bool serve_may_store(struct serve *s, uid_t owner, size_t size)
-{
-	struct serve_share *sh;
-	size_t i;
-
-	if (!owner)
-		return true;
-	for (i = 0; i < s->nr_shares && s->shares[i].owner != owner; i++)
-		;
-	if (i == s->nr_shares) {
-		sh = reallocarray(s->shares, i + 1, sizeof(*sh));
-		if (!sh)
-			return false;
-		s->shares = sh;
-		s->shares[s->nr_shares++] = (struct serve_share){ owner, 0 };
-	}
-	sh = &s->shares[i];
-	if (sh->stored + size > s->owner_cache_max)
-		return false;
-	sh->stored += size;
-	return true;
-}
-
-/* The child's words fit for our log: no control character, no newline. */
-static void serve_printable(unsigned char *text, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (text[i] < 0x20 || text[i] >= 0x7f)
-			text[i] = '?';
-}
-
-/*
- * Worker @w's job has ended as @end: check and load its result, then
- * cache it.  It came from untrusted code: the load checks it as load
- * checks a file, once, and only what passed is cached.
- */
-static void serve_job_end(struct serve *s, struct serve_work *w,
-			  enum serve_gen_end end)
-{
-	bool invalid = false;
-	int fail = -1, ret = 0;
-
-	if (end == SERVE_GEN_DONE) {
-		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
-					      &w->code, w->key.path,
-					      w->gen.buf, w->gen.len, w->fill);
-		invalid = ret == EXIT_INVALID;
-	}
-
-	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
-	case SERVE_GEN_DONE:
-		serve_loaded(s, w->seen, ret, false, w->fill);
-		/* Refused for want of memory: perhaps before the checks. */
-		if (ret > 0)
-			break;
-		ret = 0;
-		if (serve_may_store(s, w->owner, w->gen.len))
-			ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
-					      w->gen.len);
-		else
-			s->st.not_stored++;
-		if (ret) {
-			fprintf(stderr, "sframectl: serve: %s: %s\n",
-				w->key.path, strerror(-ret));
-			fail = SFRAME_SERVE_CACHE;
-		}
-		break;
-	case SERVE_GEN_FAILED:
-		serve_printable(w->gen.buf, w->gen.len);
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %.*s\n",
-			w->name, (int)(w->gen.len < SFRAME_MSG_MAX ?
-				       w->gen.len : SFRAME_MSG_MAX),
-			(char *)w->gen.buf);
-		fail = SFRAME_SERVE_NO_SFRAME;
-		break;
-	case SERVE_GEN_NOT_STARTED:
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: no generator child: %s\n",
-			w->name, strerror(errno));
-		fail = SFRAME_SERVE_NO_SFRAME;
-		break;
-	case SERVE_GEN_KILLED:
-		fprintf(stderr, "sframectl: serve: %s: generator killed by signal %d\n",
-			w->name, w->gen.signal);
-		fail = SFRAME_SERVE_GEN_KILLED;
-		break;
-	case SERVE_GEN_OVER_TIME:
-		fprintf(stderr, "sframectl: serve: %s: generator over time (%u ms): killed\n",
-			w->name, SERVE_GEN_WALL_MS);
-		fail = SFRAME_SERVE_GEN_OVER_TIME;
-		break;
-	default:
-		fprintf(stderr, "sframectl: serve: %s: generator output invalid%s\n",
-			w->name, invalid ? "" : ": too large");
-		fail = SFRAME_SERVE_GEN_INVALID;
-		break;
-	}
-	if (fail >= 0) {
-		s->st.failed[fail]++;
-		s->seen[w->seen].no_sidecar = true;
-	}
-	serve_gen_free(&w->gen);
-	sframe_input_free(&w->obj);
-	close(w->fd);
-	w->fd = -1;
-	s->running--;
-	s->running_swept -= w->swept;
-}
-
-/* Children running for @owner, and files of its waiting. */
-static unsigned int serve_owner_running(const struct serve *s, uid_t owner)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->jobs; i++)
-		n += s->work[i].gen.pid && s->work[i].owner == owner;
-	return n;
-}
-
-static unsigned int serve_owner_waiting(const struct serve *s, uid_t owner)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->queued; i++)
-		n += s->queue[i].owner == owner;
-	return n;
-}
-
-/*
- * May a child start now on a file of @owner's (@swept: only a sweep
- * reported it)?  With two workers or more, one is always left for what
- * is being mapped now: neither swept files nor any one owner but root
- * may take them all.
- */
-static bool serve_may_start(const struct serve *s, bool swept, uid_t owner)
-{
-	unsigned int most = s->jobs < 2 ? s->jobs : s->jobs - 1;
-
-	if (s->running >= s->jobs || (swept && s->running_swept >= most))
-		return false;
-	return !owner || serve_owner_running(s, owner) < most;
-}
-
-/*
- * Queue the file open at @fd (its record: s->seen[@seen]) until a worker
- * is free for it.  A file a sweep found that has no place is put off
- * until the next sweep, which finds it again; one mapped now that has
- * none is dropped and counted (serve_drain() waits for room first).
- */
-static void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
-		       uid_t owner, const char *name)
-{
-	bool shared = !owner || serve_owner_waiting(s, owner) < SERVE_QUEUE_OWNER;
-	bool room = s->queued < SERVE_QUEUE_MAX &&
-		    (!swept || s->queued_swept < SERVE_QUEUE_SWEPT);
-
-	fd = room && shared ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
-	s->seen[seen].no_sidecar = false;
-	if (fd < 0 && swept) {
-		s->resweep = true;
-		return;
-	}
-	if (fd < 0 && !shared) {
-		fprintf(stderr, "sframectl: serve: %s: %u files of uid %u waiting already; dropped\n",
-			name, SERVE_QUEUE_OWNER, (unsigned int)owner);
-		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
-		return;
-	}
-	if (fd < 0) {
-		fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
-			name, s->queued);
-		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
-		return;
-	}
-	s->queue[s->queued++] = (struct serve_waiting){ fd, seen, swept, owner };
-	s->queued_swept += swept;
-}
-
-/*
- * Translate @obj, @name's bytes (ours to keep), in a child; or queue the
- * file, open at @fd, for later when no worker is free for it (@swept:
- * only a sweep reported it).
- */
-static void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
-			   uid_t owner, const char *name, struct sframe_input *obj,
-			   const struct sframe_code *code, bool fill,
-			   const struct serve_cache_key *key)
-{
-	struct sandbox_limits lim = { .cpu_seconds = SERVE_GEN_CPU_SECONDS };
-	struct serve_work *w = s->work;
-	enum serve_gen_end end;
-
-	while (w < s->work + s->jobs && w->gen.pid)
-		w++;
-	if (w == s->work + s->jobs || !serve_may_start(s, swept, owner)) {
-		serve_wait(s, fd, seen, swept, owner, name);
-		return;
-	}
-	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	w->seen = seen;
-	w->obj = *obj;
-	memset(obj, 0, sizeof(*obj));
-	w->code = *code;
-	w->fill = fill;
-	w->swept = swept;
-	w->owner = owner;
-	snprintf(w->name, sizeof(w->name), "%s", name);
-	w->key = *key;
-	lim.address_space = serve_gen_address_space(SERVE_GEN_MEMORY +
-		SERVE_GEN_MEMORY_PER_BYTE * (unsigned long long)w->obj.file_size);
-	w->in = (struct serve_gen_input){
-		.name = w->name, .file = w->obj.file,
-		.file_size = w->obj.file_size, .fill = fill,
-	};
-	s->running++;
-	s->running_swept += swept;
-	end = serve_gen_start(&w->gen, &lim, SERVE_GEN_WALL_MS,
-			      SERVE_GEN_OUT_MAX, serve_gen_translate, &w->in);
-	if (end != SERVE_GEN_RUNNING || w->fd < 0)
-		serve_job_end(s, w, SERVE_GEN_NOT_STARTED);
-}
-
 /*
  * The cache entry of @obj (its record: @rec) for @fill in *@key: its
  * bytes are digested once a run, unless @fresh asks them digested again.
@@ -506,7 +121,7 @@ static int serve_key(struct serve *s, struct serve_seen *rec,
 }
 
 /*
- * Supply the object open at @fd (its record: s->seen[@seen]): its sidecar
+ * Supply the object open at @fd (its record: s->seen.rec[@seen]): its sidecar
  * from the cache at once, else from a generator child (@swept: only a
  * sweep reported it).
  */
@@ -514,7 +129,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 			 uid_t owner)
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
-	struct serve_seen *rec = &s->seen[seen];
+	struct serve_seen *rec = &s->seen.rec[seen];
 	bool fill, digested = rec->digested;
 	struct serve_cache_key key;
 	struct sframe_input obj;
@@ -574,30 +189,6 @@ published:
 }
 
 /*
- * Is a child translating the file of s->seen[@seen], or waiting to?  One
- * waiting that a mapping made now (not @swept) reports again is no
- * longer put after what is being mapped now.
- */
-static bool serve_busy(struct serve *s, size_t seen, bool swept)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->jobs; i++)
-		if (s->work[i].gen.pid && s->work[i].seen == seen)
-			return true;
-	for (i = 0; i < s->queued; i++) {
-		if (s->queue[i].seen != seen)
-			continue;
-		if (s->queue[i].swept && !swept) {
-			s->queue[i].swept = false;
-			s->queued_swept--;
-		}
-		return true;
-	}
-	return false;
-}
-
-/*
  * Supply the object the module reported open at @fd (@swept: found by a
  * sweep; @owner: charged for it), unless it is not ours to do or is
  * known to need nothing from us.  A report says it has no sidecar now
@@ -620,38 +211,30 @@ static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 	}
 	if (roots)
 		owner = 0;
-	seen = serve_remember(s, &st, &first);
+	seen = serve_remember(&s->seen, &st, &first);
+	/* All remembered: forget them once no record is in use. */
+	if (!seen && s->seen.nr == SERVE_SEEN_MAX && !s->running &&
+	    !s->queued) {
+		serve_seen_clear(&s->seen);
+		seen = serve_remember(&s->seen, &st, &first);
+	}
+	if (!seen) {
+		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
+		return;
+	}
 	/* One child per file: its end supplies every mapping of it. */
-	if (!seen || (!first && (seen->no_sidecar ||
-				 serve_busy(s, seen - s->seen, swept))))
+	if (!first && (seen->no_sidecar ||
+			serve_busy(s, seen - s->seen.rec, swept)))
 		return;
 	/* What fails before the hand-over is logged once, not tried again. */
 	seen->no_sidecar = true;
-	serve_supply(s, fd, seen - s->seen, swept, owner);
+	serve_supply(s, fd, seen - s->seen.rec, swept, owner);
 }
 
 /* "idle" once no child runs and none waits. */
 static const char *serve_idle(const struct serve *s)
 {
 	return s->running || s->queued ? "generating" : "idle";
-}
-
-/*
- * The waiting file to start next: the first being mapped now that its
- * owner's share lets start, else the first such a sweep found; -1 if none
- * may start now.
- */
-static int serve_next(const struct serve *s)
-{
-	unsigned int i;
-	int swept;
-
-	for (swept = 0; swept < 2; swept++)
-		for (i = 0; i < s->queued; i++)
-			if (s->queue[i].swept == swept &&
-			    serve_may_start(s, swept, s->queue[i].owner))
-				return i;
-	return -1;
 }
 
 /* Start the files waiting while workers are free for them. */
@@ -715,23 +298,6 @@ static int serve_poll(struct serve *s, struct pollfd *pfd, unsigned int nr,
 		  !strcmp(s->st.doing, "idle")))
 		serve_publish(s, serve_idle(s));
 	return n;
-}
-
-/* The service ends: its children with it, and the waiting forgotten. */
-static void serve_stop_jobs(struct serve *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->jobs; i++) {
-		if (!s->work[i].gen.pid)
-			continue;
-		serve_gen_free(&s->work[i].gen);
-		sframe_input_free(&s->work[i].obj);
-		close(s->work[i].fd);
-	}
-	for (i = 0; i < s->queued; i++)
-		close(s->queue[i].fd);
-	s->running = s->queued = s->running_swept = s->queued_swept = 0;
 }
 
 static void serve_report(const struct serve *s, const char *when)
@@ -976,7 +542,7 @@ out:
 	if (s.watch >= 0)
 		close(s.watch);
 	close(s.dev);
-	free(s.seen);
+	serve_seen_free(&s.seen);
 	free(s.shares);
 	return ret;
 }

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sframectl serve's state, shared by its parts: the event loop
+ * (serve.c), the generator children (serve_jobs.c), the files waiting
+ * and each owner's share (serve_queue.c), and the files handled
+ * (serve_seen.c).
+ */
+#ifndef _SFRAMECTL_SERVE_H
+#define _SFRAMECTL_SERVE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "serve_cache.h"
+#include "serve_gen.h"
+#include "sframectl.h"
+
+/*
+ * Generator children at once (--jobs, at most SERVE_JOBS_MAX), and files
+ * waiting for one: a report beyond them is dropped and counted.  What is
+ * being mapped now comes first (serve_pump()): files a sweep found take
+ * at most SERVE_QUEUE_SWEPT of the places, and one child fewer than
+ * --jobs when there are two or more; a swept file with no place left is
+ * found again by the next sweep.
+ */
+#define SERVE_JOBS		2
+#define SERVE_JOBS_MAX		8
+#define SERVE_QUEUE_MAX		64
+#define SERVE_QUEUE_SWEPT	48
+/*
+ * An owner's share, root's excepted: files waiting; children, as swept
+ * files (one fewer than --jobs); disk cache bytes stored per run
+ * (--owner-cache-mb), beyond which its sidecars are loaded, not stored.
+ */
+#define SERVE_QUEUE_OWNER	16
+#define SERVE_OWNER_CACHE_MB	32
+/*
+ * A child's budgets: wall-clock time (TCG included), CPU time, and
+ * address space beyond what it inherits: a base plus a multiple of the
+ * input's size; its result is at most what the module takes.
+ */
+#define SERVE_GEN_WALL_MS	60000
+#define SERVE_GEN_CPU_SECONDS	60
+#define SERVE_GEN_MEMORY	(256ULL << 20)
+#define SERVE_GEN_MEMORY_PER_BYTE 32
+#define SERVE_GEN_OUT_MAX	(64U << 20)
+
+/* A file already handled, by identity (serve_seen.c). */
+struct serve_seen {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	bool no_sidecar;		/* none from us: own SFrame, failed */
+	bool digested;			/* digest holds its bytes' */
+	u8 digest[SERVE_CACHE_DIGEST];	/* serve_cache_file_digest() */
+};
+
+/*
+ * The files handled: records by identity, found through an open-addressing
+ * index (0 empty, else a record's index + 1); at most SERVE_SEEN_MAX.
+ */
+struct serve_seen_set {
+	struct serve_seen *rec;
+	size_t nr, cap;
+	size_t *index;
+	size_t index_size;		/* a power of two, >= 2 * cap */
+};
+
+/* A file being translated by a generator child. */
+struct serve_work {
+	struct serve_gen_job gen;	/* gen.pid 0: this worker is free */
+	int fd;				/* the report's, held until the end */
+	size_t seen;			/* its index in serve->seen.rec */
+	struct sframe_input obj;
+	struct sframe_code code;
+	bool fill;
+	bool swept;			/* a sweep found it */
+	uid_t owner;			/* whose share it counts against */
+	struct serve_gen_input in;	/* the child's: obj's bytes */
+	char name[PATH_MAX];
+	struct serve_cache_key key;	/* its cache entry */
+};
+
+/*
+ * A file waiting for a worker: its descriptor (ours) and record, and
+ * whether only a sweep has reported it so far.
+ */
+struct serve_waiting {
+	int fd;
+	size_t seen;
+	bool swept;
+	uid_t owner;
+};
+
+/* What an owner's sidecars have stored in the disk cache this run. */
+struct serve_share {
+	uid_t owner;
+	unsigned long long stored;	/* bytes */
+};
+
+struct serve {
+	const char *dir;
+	struct serve_cache cache;
+	const char *run_dir;		/* where status finds our state */
+	bool root_only;
+	unsigned long long owner_cache_max;	/* bytes; root's unbounded */
+	struct serve_share *shares;
+	size_t nr_shares;
+	int dev;			/* /dev/sframe_unwind */
+	int watch;			/* its SFRAME_IOC_WATCH descriptor */
+	int sig;			/* signalfd: SIGTERM, SIGINT */
+	int lock;			/* held while we run (serve_status.c) */
+	bool publish_failed;		/* said once */
+	struct serve_seen_set seen;
+	bool lost;			/* reports were lost: sweep */
+	bool resweep;			/* swept files were put off: sweep */
+	struct sframe_serve_state st;
+	struct serve_work work[SERVE_JOBS_MAX];
+	unsigned int jobs;		/* of work[] in use at most */
+	unsigned int running;
+	struct serve_waiting queue[SERVE_QUEUE_MAX];
+	unsigned int queued;
+	unsigned int queued_swept;	/* of queue[], those swept */
+	unsigned int running_swept;	/* of the children, those swept */
+};
+
+/*
+ * Files remembered at most: a user's flood of new files must not grow the
+ * service's memory without bound.
+ */
+#define SERVE_SEEN_MAX		65536
+
+struct serve_seen *serve_remember(struct serve_seen_set *set,
+				  const struct stat *st, bool *first);
+void serve_seen_clear(struct serve_seen_set *set);
+void serve_seen_free(struct serve_seen_set *set);
+
+bool serve_may_start(const struct serve *s, bool swept, uid_t owner);
+bool serve_may_store(struct serve *s, uid_t owner, size_t size);
+void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
+		uid_t owner, const char *name);
+bool serve_busy(struct serve *s, size_t seen, bool swept);
+int serve_next(const struct serve *s);
+
+void serve_loaded(struct serve *s, size_t seen, int ret, bool from_cache,
+		  bool fill);
+void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
+		    uid_t owner, const char *name, struct sframe_input *obj,
+		    const struct sframe_code *code, bool fill,
+		    const struct serve_cache_key *key);
+void serve_job_end(struct serve *s, struct serve_work *w,
+		   enum serve_gen_end end);
+void serve_stop_jobs(struct serve *s);
+
+#endif /* _SFRAMECTL_SERVE_H */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl serve's record of the files it handled (serve_seen.c), on
+ * its own: each file found again by its identity after the set grew, a
+ * changed file (size, modification time) a new record, no more than
+ * SERVE_SEEN_MAX records, and a cleared set empty.
+ */
+#include <string.h>
+
+#include "../../sframectl/serve.h"
+#include "tap.h"
+
+static struct stat file_stat(unsigned long n)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_dev = 8 + n % 3;
+	st.st_ino = 1000 + n;
+	st.st_size = 4096;
+	st.st_mtim.tv_sec = 1700000000;
+	return st;
+}
+
+int main(void)
+{
+	struct serve_seen_set set = { 0 };
+	struct serve_seen *n, *first_rec;
+	unsigned long i, again = 0, found = 0;
+	struct stat st;
+	bool first;
+
+	st = file_stat(0);
+	first_rec = serve_remember(&set, &st, &first);
+	tap_ok(first_rec && first, "a new file: a new record");
+	first_rec->no_sidecar = true;
+	for (i = 1; i < SERVE_SEEN_MAX; i++) {
+		st = file_stat(i);
+		n = serve_remember(&set, &st, &first);
+		if (!n || !first)
+			break;
+	}
+	tap_ok(i == SERVE_SEEN_MAX && set.nr == SERVE_SEEN_MAX,
+	       "%lu files remembered, want %d", i, SERVE_SEEN_MAX);
+	for (i = 0; i < SERVE_SEEN_MAX; i++) {
+		st = file_stat(i);
+		n = serve_remember(&set, &st, &first);
+		again += n && !first;
+		found += n && n->ino == st.st_ino && n->dev == st.st_dev;
+	}
+	tap_ok(again == SERVE_SEEN_MAX && found == SERVE_SEEN_MAX,
+	       "each found again by its identity after the set grew: %lu of %d",
+	       found, SERVE_SEEN_MAX);
+	st = file_stat(0);
+	n = serve_remember(&set, &st, &first);
+	tap_ok(n && n->no_sidecar, "a record keeps what was learnt of its file");
+	st.st_mtim.tv_nsec = 1;
+	n = serve_remember(&set, &st, &first);
+	tap_ok(!n, "full: a changed file gets no record (SERVE_SEEN_MAX %d)",
+	       SERVE_SEEN_MAX);
+	serve_seen_clear(&set);
+	n = serve_remember(&set, &st, &first);
+	tap_ok(n && first && set.nr == 1 && !n->no_sidecar,
+	       "cleared: the changed file is new, and nothing else is known");
+	st = file_stat(0);
+	n = serve_remember(&set, &st, &first);
+	tap_ok(n && first && set.nr == 2,
+	       "the file as it was is another record");
+	serve_seen_free(&set);
+	return tap_done();
+}
