@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The watcher's sweep (SFRAME_IOC_REPORT_MAPPED): every executable file
+ * the tracked processes map now, offered to the report queue
+ * (events.c) through their file entries, as far as it has room.
+ */
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "maps.h"
+
+#define SFRAME_SWEEP_LOCK_TRIES	5	/* a sweep's tries of a busy mmap_lock */
+
+/*
+ * Offer every executable file @m's process maps now to
+ * sframe_file_sweep(): 0, or 1 once the report queue is full.  A process
+ * whose mmap_lock stays taken (a user can hold his own for long) is
+ * passed over, counted: what it maps is reported when it maps it again,
+ * or found mapped by another process.
+ */
+static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
+{
+	struct sframe_window all = { 0, TASK_SIZE_MAX };
+	struct sframe_vma_snap *v = NULL;
+	unsigned int nv = 0, i, tries = 0;
+	int ret = 0;
+
+	if (READ_ONCE(m->dead) || !mmget_not_zero(m->mm))
+		return 0;
+	while (!mmap_read_trylock(m->mm)) {
+		if (++tries > SFRAME_SWEEP_LOCK_TRIES) {
+			sframe_count(sweep_mms_busy);
+			mmput(m->mm);
+			return 0;
+		}
+		usleep_range(1000, 2000);
+	}
+	if (sframe_mm_snapshot_locked(m->mm, &all, &v, &nv))
+		sframe_count(map_alloc_failed);	/* what it got is swept */
+	mmap_read_unlock(m->mm);
+	mmput(m->mm);
+	for (i = 0; i < nv; i++) {
+		if (!ret && sframe_file_sweep(v[i].file, sweep) == -ENOSPC)
+			ret = 1;
+		fput(v[i].file);
+	}
+	kfree(v);
+	return ret;
+}
+
+/*
+ * One call of sweep @sweep over every process tracked now: 0 when each
+ * file was offered, 1 when the queue filled first, -EINTR on a fatal
+ * signal.  Processes that come meanwhile report their own mappings.
+ */
+int sframe_mms_sweep(unsigned int sweep)
+{
+	struct sframe_mm **mms;
+	unsigned int n, i;
+	int ret = 0;
+
+	mms = sframe_mms_hold_all(&n);
+	if (!mms)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+		if (!ret)
+			ret = sframe_mm_sweep(mms[i], sweep);
+		sframe_mm_put(mms[i]);
+		cond_resched();
+	}
+	kvfree(mms);
+	return ret;
+}
