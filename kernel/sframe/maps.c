@@ -13,8 +13,11 @@
 #include "maps.h"
 #include "window.h"
 
-/* rcu_works queued, not run: the maps' and the entries' (mms.c). */
-atomic_t sframe_frees_pending;
+/*
+ * Work the module's exit waits for, queued and not run: the maps' and the
+ * entries' frees after a grace period, rescans retried later (mms.c).
+ */
+atomic_t sframe_works_pending;
 
 static void sframe_map_free_work(struct work_struct *work)
 {
@@ -25,7 +28,7 @@ static void sframe_map_free_work(struct work_struct *work)
 	for (i = 0; i < map->nr; i++)
 		sframe_file_put(map->r[i].file);
 	kvfree(map);
-	atomic_dec(&sframe_frees_pending);
+	atomic_dec(&sframe_works_pending);
 }
 
 /* Drop a reference; the last frees the map after a grace period. */
@@ -33,7 +36,7 @@ void sframe_map_put(struct sframe_map *map)
 {
 	if (!map || !refcount_dec_and_test(&map->ref))
 		return;
-	atomic_inc(&sframe_frees_pending);
+	atomic_inc(&sframe_works_pending);
 	queue_rcu_work(sframe_wq, &map->free_work);
 }
 

@@ -44,7 +44,9 @@ struct sframe_mm {
 	struct sframe_window changed;	/* not rescanned yet */
 	struct sframe_window scanning;	/* being rescanned */
 	struct sframe_map __rcu *map;
-	struct work_struct rescan;
+	struct delayed_work rescan;
+	unsigned int rescan_tries;	/* in a row, its mmap_lock busy */
+	bool rescan_delayed;		/* queued with a delay; the rescan's */
 	struct rcu_work free_work;
 };
 
@@ -57,7 +59,7 @@ struct sframe_vma_snap {
 };
 
 /* maps.c */
-extern atomic_t sframe_frees_pending;
+extern atomic_t sframe_works_pending;
 void sframe_map_put(struct sframe_map *map);
 int sframe_map_find(const struct sframe_map *map, u64 addr);
 bool sframe_map_overlaps(const struct sframe_map *map,
@@ -85,9 +87,6 @@ void sframe_mm_changed(struct mm_struct *mm, u64 start, u64 end,
 struct sframe_mm **sframe_mms_hold_all(unsigned int *nr);
 
 /* vma_snapshot.c */
-int sframe_mm_snapshot_locked(struct mm_struct *mm,
-			      const struct sframe_window *win,
-			      struct sframe_vma_snap **out, unsigned int *nr);
 int sframe_mm_snapshot(struct mm_struct *mm, const struct sframe_window *win,
 		       struct sframe_vma_snap **out, unsigned int *nr);
 

@@ -6,6 +6,7 @@
  * writer), unhashed at exit_mmap and freed after a grace period.
  * Documentation/design.rst has the rules.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -21,6 +22,10 @@
 #include "window.h"
 
 #define SFRAME_MM_HASH_BITS	9
+/* A rescan that finds the mm's mmap_lock taken tries again this often... */
+#define SFRAME_RESCAN_RETRY_MS	100
+/* ...this many times in a row, then waits for the mm's next change. */
+#define SFRAME_RESCAN_RETRIES	50
 
 static DEFINE_HASHTABLE(sframe_mms, SFRAME_MM_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_mms_lock);
@@ -60,7 +65,7 @@ static void sframe_mm_free_work(struct work_struct *work)
 {
 	sframe_mm_free(container_of(to_rcu_work(work), struct sframe_mm,
 				    free_work));
-	atomic_dec(&sframe_frees_pending);
+	atomic_dec(&sframe_works_pending);
 }
 
 /* Drop a reference; the last frees @m after a grace period.  Any context. */
@@ -68,7 +73,7 @@ void sframe_mm_put(struct sframe_mm *m)
 {
 	if (!refcount_dec_and_test(&m->ref))
 		return;
-	atomic_inc(&sframe_frees_pending);
+	atomic_inc(&sframe_works_pending);
 	queue_rcu_work(sframe_wq, &m->free_work);
 }
 
@@ -89,7 +94,7 @@ struct sframe_mm *sframe_mm_alloc(struct mm_struct *mm, pid_t tgid,
 	refcount_set(&m->ref, 1);
 	spin_lock_init(&m->lock);
 	seqcount_spinlock_init(&m->seq, &m->lock);
-	INIT_WORK(&m->rescan, sframe_mm_rescan);
+	INIT_DELAYED_WORK(&m->rescan, sframe_mm_rescan);
 	INIT_RCU_WORK(&m->free_work, sframe_mm_free_work);
 	return m;
 }
@@ -144,7 +149,7 @@ void sframe_mm_queue_rescan(struct sframe_mm *m)
 	if (READ_ONCE(m->dead))
 		return;
 	refcount_inc(&m->ref);
-	if (!queue_work(sframe_wq, &m->rescan))
+	if (!queue_delayed_work(sframe_wq, &m->rescan, 0))
 		sframe_mm_put(m);
 }
 
@@ -202,19 +207,56 @@ void sframe_mm_exit(struct mm_struct *mm)
 /* ---- the rescan ---- */
 
 /*
+ * @m's mmap_lock stayed taken: give the windows back to *changed* (no
+ * rules there meanwhile) and rescan again after SFRAME_RESCAN_RETRY_MS,
+ * with the work's reference; after SFRAME_RESCAN_RETRIES such tries in a
+ * row, counted, wait for the mm's next change instead.
+ */
+static void sframe_mm_rescan_later(struct sframe_mm *m,
+				   const struct sframe_window *win)
+{
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	if (!sframe_window_empty(win))
+		sframe_window_add(&m->changed, win->start, win->end);
+	m->scanning = (struct sframe_window){};
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
+	if (++m->rescan_tries > SFRAME_RESCAN_RETRIES) {
+		sframe_count(rescan_mms_busy);
+		m->rescan_tries = 0;
+		sframe_mm_put(m);
+		return;
+	}
+	sframe_count(rescans_retried);
+	m->rescan_delayed = true;
+	atomic_inc(&sframe_works_pending);
+	if (queue_delayed_work(sframe_wq, &m->rescan,
+			       msecs_to_jiffies(SFRAME_RESCAN_RETRY_MS)))
+		return;
+	/* A change queued it meanwhile, to run now. */
+	m->rescan_delayed = false;
+	atomic_dec(&sframe_works_pending);
+	sframe_mm_put(m);
+}
+
+/*
  * The only writer of @m's map; a work item, so one at a time per mm, in
  * the order the changes came.
  */
 static void sframe_mm_rescan(struct work_struct *work)
 {
-	struct sframe_mm *m = container_of(work, struct sframe_mm, rescan);
+	struct sframe_mm *m = container_of(to_delayed_work(work),
+					   struct sframe_mm, rescan);
+	bool delayed = m->rescan_delayed;
 	struct sframe_map *old, *map;
 	struct sframe_vma_snap *v = NULL;
 	struct mem_cgroup *memcg, *prev;
 	struct sframe_window win;
 	unsigned int nv = 0, i;
-	int ret;
+	int ret = 0;
 
+	m->rescan_delayed = false;
 	old = rcu_dereference_protected(m->map, true);
 	spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
@@ -230,17 +272,22 @@ static void sframe_mm_rescan(struct work_struct *work)
 		memcg = get_mem_cgroup_from_mm(m->mm);
 		prev = sframe_set_active_memcg(memcg);
 		ret = sframe_mm_snapshot(m->mm, &win, &v, &nv);
-		if (ret)
+		if (ret == -ENOMEM) {
 			sframe_count(map_alloc_failed);
-		if (ret)
 			map = NULL;
-		else if (nv || sframe_map_overlaps(old, &win))
+		} else if (!ret && (nv || sframe_map_overlaps(old, &win))) {
 			map = sframe_map_build(m, old, &win, v, nv);
+		}
 		sframe_set_active_memcg(prev);
 		mem_cgroup_put(memcg);
 		mmput(m->mm);
 	}
 
+	if (ret == -EBUSY) {
+		sframe_mm_rescan_later(m, &win);
+		goto out;
+	}
+	m->rescan_tries = 0;
 	spin_lock(&m->lock);
 	write_seqcount_begin(&m->seq);
 	rcu_assign_pointer(m->map, map);
@@ -253,6 +300,10 @@ static void sframe_mm_rescan(struct work_struct *work)
 		fput(v[i].file);
 	kfree(v);
 	sframe_mm_put(m);
+out:
+	/* After the put: the exit waits for what it queued. */
+	if (delayed)
+		atomic_dec(&sframe_works_pending);
 }
 
 /*
@@ -327,7 +378,8 @@ int sframe_cache_show_maps(struct seq_file *s)
 
 /*
  * After the hooks are gone and no walk can be running: drop every entry
- * and wait until everything freed after a grace period is freed.
+ * and wait until everything freed after a grace period is freed, and
+ * every rescan retried later has run (on a dead entry: nothing to do).
  */
 void sframe_maps_exit(void)
 {
@@ -343,8 +395,11 @@ void sframe_maps_exit(void)
 		sframe_mm_put(m);
 	}
 	spin_unlock(&sframe_mms_lock);
-	do {
+	for (;;) {
 		rcu_barrier();
 		flush_workqueue(sframe_wq);
-	} while (atomic_read(&sframe_frees_pending));
+		if (!atomic_read(&sframe_works_pending))
+			break;
+		usleep_range(1000, 2000);	/* a rescan retried later */
+	}
 }

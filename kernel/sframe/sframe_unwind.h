@@ -53,6 +53,8 @@ struct sframe_stats {
 	u64 ranges_removed;
 	u64 ranges_over_limit;		/* VMAs past SFRAME_MAX_RANGES */
 	u64 map_alloc_failed;
+	u64 rescans_retried;		/* later: the mm's mmap_lock was taken */
+	u64 rescan_mms_busy;		/* given up after retries, until a change */
 	u64 files_refused;		/* no entry: memory or a limit */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
 	u64 files_shrunk;		/* idle ones freed under memory pressure */

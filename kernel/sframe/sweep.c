@@ -4,7 +4,6 @@
  * the tracked processes map now, offered to the report queue
  * (events.c) through their file entries, as far as it has room.
  */
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -12,8 +11,6 @@
 #include <linux/slab.h>
 
 #include "maps.h"
-
-#define SFRAME_SWEEP_LOCK_TRIES	5	/* a sweep's tries of a busy mmap_lock */
 
 /*
  * Offer every executable file @m's process maps now to
@@ -25,24 +22,21 @@
 static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
 {
 	struct sframe_window all = { 0, TASK_SIZE_MAX };
-	struct sframe_vma_snap *v = NULL;
-	unsigned int nv = 0, i, tries = 0;
-	int ret = 0;
+	struct sframe_vma_snap *v;
+	unsigned int nv, i;
+	int ret;
 
 	if (READ_ONCE(m->dead) || !mmget_not_zero(m->mm))
 		return 0;
-	while (!mmap_read_trylock(m->mm)) {
-		if (++tries > SFRAME_SWEEP_LOCK_TRIES) {
-			sframe_count(sweep_mms_busy);
-			mmput(m->mm);
-			return 0;
-		}
-		usleep_range(1000, 2000);
-	}
-	if (sframe_mm_snapshot_locked(m->mm, &all, &v, &nv))
-		sframe_count(map_alloc_failed);	/* what it got is swept */
-	mmap_read_unlock(m->mm);
+	ret = sframe_mm_snapshot(m->mm, &all, &v, &nv);
 	mmput(m->mm);
+	if (ret == -EBUSY) {
+		sframe_count(sweep_mms_busy);
+		return 0;
+	}
+	if (ret)
+		sframe_count(map_alloc_failed);	/* what it got is swept */
+	ret = 0;
 	for (i = 0; i < nv; i++) {
 		if (!ret && sframe_file_sweep(v[i].file, sweep) == -ENOSPC)
 			ret = 1;
