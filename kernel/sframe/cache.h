@@ -2,7 +2,8 @@
 /*
  * The section cache's objects and the interfaces between its files:
  * budget.c (memory charges), section.c (validated sections), elf.c and
- * load.c (reading a file), files.c (file entries), maps.c (per-mm maps).
+ * load.c (reading a file), files.c (file entries), reports.c and bind.c
+ * (their reports and sidecars), maps.h (per-mm maps).
  * Documentation/design.rst has their lifetimes.
  */
 #ifndef _SFRAME_CACHE_H
@@ -10,6 +11,7 @@
 
 #include <linux/fs.h>
 #include <linux/refcount.h>
+#include <linux/spinlock_types.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
@@ -150,11 +152,21 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm);
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
-void sframe_file_mapped(struct sframe_file *sf, struct file *file);
-int sframe_file_sweep(struct file *file, unsigned int sweep);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_sec **fill,
 					 const struct sframe_object **obj);
 extern struct workqueue_struct *sframe_wq;
+
+/* The entries' hash (files.c), for reports.c and bind.c. */
+extern spinlock_t sframe_files_lock;
+struct inode *sframe_real_inode(struct file *file);
+struct sframe_file *sframe_file_find(const struct inode *inode);
+bool sframe_file_unidle(struct sframe_file *sf);
+struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
+					    bool *ref);
+
+/* reports.c */
+void sframe_file_mapped(struct sframe_file *sf, struct file *file);
+int sframe_file_sweep(struct file *file, unsigned int sweep);
 
 #endif /* _SFRAME_CACHE_H */

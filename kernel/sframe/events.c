@@ -8,8 +8,8 @@
  * for the file, opened by the module when it read the file, so the
  * service never trusts a path.  Without a watcher nothing is queued.
  * SFRAME_IOC_REPORT_MAPPED on that descriptor sweeps what is mapped now
- * into the same queue, only as far as it has room (maps.c walks the
- * processes, files.c picks the files).
+ * into the same queue, only as far as it has room (sweep.c walks the
+ * processes, reports.c picks the files).
  *
  * Lifetimes: a queued record holds a reference to its struct file (and
  * so to the file's mount) until read() hands it to the reader's file
@@ -49,7 +49,7 @@ static LIST_HEAD(sframe_events);	/* oldest first */
 static unsigned int sframe_events_nr;
 static u64 sframe_events_lost;		/* since the reader last heard */
 static bool sframe_events_watched;
-/* Watchers so far: which one a file entry was reported to (files.c). */
+/* Watchers so far: which one a file entry was reported to (reports.c). */
 static unsigned int sframe_events_gen;
 static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
 

@@ -6,7 +6,8 @@
  * idle_seconds (so that the next exec of a program finds its section
  * read) unless the budget needs the memory first; a sidecar loaded only
  * while the file is mapped goes with its entry.  Loads run on the
- * cache's work queue, never under a lock.
+ * cache's work queue, never under a lock.  reports.c reports entries to
+ * the sidecar service, bind.c binds their sidecars.
  */
 #include <linux/dcache.h>
 #include <linux/hashtable.h>
@@ -22,7 +23,7 @@
 #define SFRAME_FILE_HASH_BITS	8
 
 static DEFINE_HASHTABLE(sframe_files, SFRAME_FILE_HASH_BITS);
-static DEFINE_SPINLOCK(sframe_files_lock);
+DEFINE_SPINLOCK(sframe_files_lock);
 /*
  * An age no idle entry reaches, for time_before() (ULONG_MAX would wrap
  * and make every entry old).
@@ -40,7 +41,7 @@ static void sframe_files_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sframe_reap_work, sframe_files_reap);
 
 /* The inode a file's data lives in: an overlayfs path's layer inode. */
-static struct inode *sframe_real_inode(struct file *file)
+struct inode *sframe_real_inode(struct file *file)
 {
 	return d_real_inode(file->f_path.dentry);
 }
@@ -61,7 +62,7 @@ static bool sframe_file_is(const struct sframe_file *sf,
 	       timespec64_equal(&sf->ctime, &ctime);
 }
 
-static struct sframe_file *sframe_file_find(const struct inode *inode)
+struct sframe_file *sframe_file_find(const struct inode *inode)
 {
 	struct sframe_file *sf;
 
@@ -71,55 +72,6 @@ static struct sframe_file *sframe_file_find(const struct inode *inode)
 			return sf;
 	}
 	return NULL;
-}
-
-static bool sframe_is_control(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
-/*
- * @path in a new string with each control character as \xNN: a file
- * name is the user's, and a newline in it would forge a line of the
- * kernel log (or of the debugfs views).  NULL: no memory.
- */
-static char *sframe_name_escape(const char *path)
-{
-	size_t len = 1;
-	const char *p;
-	char *dup, *q;
-
-	for (p = path; *p; p++)
-		len += sframe_is_control(*p) ? 4 : 1;
-	dup = kmalloc(len, GFP_KERNEL);
-	if (!dup)
-		return NULL;
-	for (p = path, q = dup; *p; p++) {
-		if (!sframe_is_control(*p)) {
-			*q++ = *p;
-			continue;
-		}
-		*q++ = '\\';
-		*q++ = 'x';
-		*q++ = hex_asc_hi(*p);
-		*q++ = hex_asc_lo(*p);
-	}
-	*q = '\0';
-	return dup;
-}
-
-/*
- * @file's path in a new string, fit for a log line (control characters
- * escaped), "?" where it has none; NULL: no memory.
- */
-char *sframe_path_dup(struct file *file)
-{
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	char *path = buf ? d_path(&file->f_path, buf, PATH_MAX) : NULL;
-	char *dup = sframe_name_escape(IS_ERR_OR_NULL(path) ? "?" : path);
-
-	kfree(buf);
-	return dup;
 }
 
 static void sframe_file_free(struct sframe_file *sf)
@@ -135,7 +87,7 @@ static void sframe_file_free(struct sframe_file *sf)
  * Take @sf off the idle list, if it is there; whether it was (the list's
  * reference is then the caller's).  Under sframe_files_lock.
  */
-static bool sframe_file_unidle(struct sframe_file *sf)
+bool sframe_file_unidle(struct sframe_file *sf)
 {
 	lockdep_assert_held(&sframe_files_lock);
 	if (list_empty(&sf->idle))
@@ -309,82 +261,6 @@ static void sframe_file_load_work(struct work_struct *work)
 }
 
 /*
- * @sf was mapped again through @file.  If its read found something to
- * report and the watcher now watching never heard of it (it was read
- * before that watcher came, and has stayed in the cache: mapped, or
- * idle), report it now, once per watcher.  Process context, no lock held.
- */
-void sframe_file_mapped(struct sframe_file *sf, struct file *file)
-{
-	unsigned int gen = sframe_events_current();
-	struct file *own;
-	u32 flags;
-
-	if (!gen || READ_ONCE(sf->reported_gen) == gen)
-		return;
-	spin_lock(&sframe_files_lock);
-	if (!sf->reportable || sf->loading || sf->reported_gen == gen ||
-	    rcu_access_pointer(sf->sidecar)) {
-		spin_unlock(&sframe_files_lock);
-		return;
-	}
-	sf->reported_gen = gen;		/* one report per watcher */
-	flags = sf->report_flags;
-	spin_unlock(&sframe_files_lock);
-	own = sframe_load_report_file(file);
-	if (own) {
-		sframe_events_need_sidecar(own, flags,
-					   sframe_charge_owner(current_cred()));
-		fput(own);
-	}
-}
-
-/*
- * Sweep @sweep found @file mapped: report it, if its read found something
- * to report, it has no sidecar and this sweep has not reported it yet.
- * 0; -ENOSPC when the queue has no room, or -ENOMEM: it stays
- * unreported, for the sweep's next call or the next sweep.  Process
- * context, no lock held.
- */
-int sframe_file_sweep(struct file *file, unsigned int sweep)
-{
-	struct inode *inode = sframe_real_inode(file);
-	struct sframe_file *sf;
-	struct file *own;
-	unsigned int gen;
-	kuid_t owner;
-	u32 flags;
-	int ret;
-
-	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
-	if (!sf || !sf->reportable || sf->loading || sf->swept == sweep ||
-	    rcu_access_pointer(sf->sidecar)) {
-		spin_unlock(&sframe_files_lock);
-		return 0;
-	}
-	/* An idle entry hands over the list's reference. */
-	if (!sframe_file_unidle(sf))
-		refcount_inc(&sf->ref);
-	flags = sf->report_flags;
-	owner = sf->load_owner;		/* its first mapper's, for a sweep */
-	spin_unlock(&sframe_files_lock);
-	own = sframe_load_report_file(file);
-	ret = own ? sframe_events_offer(own, flags, owner, &gen) : 0;
-	if (own && !ret) {
-		sframe_count(sweep_reports);
-		spin_lock(&sframe_files_lock);
-		sf->swept = sweep;
-		sf->reported_gen = gen;	/* a mapping need not report it again */
-		spin_unlock(&sframe_files_lock);
-	}
-	if (own)
-		fput(own);
-	sframe_file_put(sf);
-	return ret;
-}
-
-/*
  * Queue a read of @sf through @file, charged to @owner and to @mm's
  * memory cgroup.
  */
@@ -514,201 +390,18 @@ const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 }
 
 /*
- * @sf's object: the one a queued load publishes (waited for), else read
- * now in the caller's context.  For the sidecar ioctl: the supplier's
- * process, which may wait; a load never waits on a filesystem a user
- * controls.
- */
-static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
-						      struct file *file,
-						      int *err)
-{
-	struct sframe_load_result res;
-	const struct sframe_object *obj;
-
-	/* The read sframe_file_get() may have queued: not a second one. */
-	flush_work(&sf->load_work);
-	obj = rcu_access_pointer(sf->obj);
-	if (obj)
-		return obj;
-	sframe_load_file(file, sf->path, READ_ONCE(sf->load_owner), &res);
-	if (res.needs_sidecar)
-		fput(res.needs_sidecar);	/* one is being loaded */
-	if (!res.obj) {
-		*err = -EAGAIN;
-		return NULL;
-	}
-	spin_lock(&sframe_files_lock);
-	if (!rcu_access_pointer(sf->obj)) {
-		rcu_assign_pointer(sf->obj, res.obj);
-		WRITE_ONCE(sf->status, res.status);
-		res.obj = NULL;
-	}
-	obj = rcu_dereference_protected(sf->obj,
-					lockdep_is_held(&sframe_files_lock));
-	spin_unlock(&sframe_files_lock);
-	sframe_object_free(res.obj);
-	return obj;
-}
-
-/* Does every function of @s lie in an executable segment of @obj? */
-static bool sframe_sec_fits(const struct sframe_object *obj,
-			    const struct sframe_sec *s, u32 *bad)
-{
-	struct sframe_span code[SFRAME_MAX_LOADS];
-	unsigned int i;
-
-	for (i = 0; i < obj->nr_loads; i++)
-		code[i] = (struct sframe_span){
-			.start = obj->loads[i].vaddr,
-			.size = obj->loads[i].filesz,
-		};
-	return !sframe_fdes_within(&s->sec, code, obj->nr_loads, bad);
-}
-
-static int sframe_sidecar_check(struct sframe_file *sf,
-				const struct sframe_object *obj,
-				const struct sframe_sec *s,
-				const u8 *build_id, u32 build_id_size)
-{
-	u32 bad;
-
-	if (!obj->nr_loads) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an ELF object of this machine with code\n",
-				    sf->path);
-		return -ENOEXEC;
-	}
-	if (build_id && (build_id_size != obj->build_id_size ||
-			 memcmp(build_id, obj->build_id, build_id_size))) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: made for another build ID\n",
-				    sf->path);
-		return -ESTALE;
-	}
-	if (!sframe_sec_fits(obj, s, &bad)) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: FDE %u is outside the file's code\n",
-				    sf->path, bad);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Make @s the sidecar of @file, which must be the ELF object it was made
- * for (and have the build ID @build_id, if given); the sidecar it
- * replaces is freed once no walk can be using it.  A @pinned sidecar
- * holds a reference on its file's entry, so both stay until it is
- * unloaded; any other goes with the entry once no map uses the file (and
- * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
- * On success @s belongs to the cache, on failure it stays the caller's.
- */
-int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
-			     const u8 *build_id, u32 build_id_size,
-			     bool pinned)
-{
-	const struct sframe_object *obj;
-	struct sframe_sec *old;
-	struct sframe_file *sf;
-	bool keep_ref;
-	int ret = 0;
-
-	sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
-	if (!sf)
-		return -ENOMEM;
-	obj = sframe_file_object(sf, file, &ret);
-	if (obj)
-		ret = sframe_sidecar_check(sf, obj, s, build_id, build_id_size);
-	if (!ret)
-		sframe_sec_drop_bytes(s);
-	spin_lock(&sframe_files_lock);
-	if (!ret && !pinned && sf->sidecar_pinned)
-		ret = -EEXIST;
-	if (ret) {
-		spin_unlock(&sframe_files_lock);
-		sframe_file_put(sf);
-		return ret;
-	}
-	old = rcu_replace_pointer(sf->sidecar, s,
-				  lockdep_is_held(&sframe_files_lock));
-	/* Ours becomes the sidecar's, unless the old one's already is. */
-	keep_ref = pinned && !sf->sidecar_pinned;
-	sf->sidecar_pinned = pinned;
-	spin_unlock(&sframe_files_lock);
-	if (old) {
-		synchronize_rcu();
-		sframe_sec_free(old);
-	}
-	if (!keep_ref)
-		sframe_file_put(sf);
-	return 0;
-}
-
-/*
  * Take the sidecar out of @sf and return it, NULL if it had none; *@ref:
  * whether its reference on the entry is now the caller's to put.  After
  * the unlock an unpinned sidecar's entry may go at any time.
  */
-static struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
-						   bool *ref)
+struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
+					    bool *ref)
 {
 	lockdep_assert_held(&sframe_files_lock);
 	*ref = sf->sidecar_pinned;
 	sf->sidecar_pinned = false;
 	return rcu_replace_pointer(sf->sidecar, NULL,
 				   lockdep_is_held(&sframe_files_lock));
-}
-
-/* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
-int sframe_cache_clear_sidecar(struct file *file)
-{
-	struct inode *inode = sframe_real_inode(file);
-	struct sframe_sec *old = NULL;
-	struct sframe_file *sf;
-	bool ref = false;
-
-	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
-	if (sf)
-		old = sframe_file_take_sidecar(sf, &ref);
-	spin_unlock(&sframe_files_lock);
-	if (!old)
-		return -ENOENT;
-	synchronize_rcu();
-	sframe_sec_free(old);
-	if (ref)
-		sframe_file_put(sf);
-	return 0;
-}
-
-/*
- * Whom a sidecar of @file loaded while mapped is charged to: the user its
- * entry's last read was charged to (one who mapped it), or root.
- */
-kuid_t sframe_cache_sidecar_owner(struct file *file)
-{
-	struct inode *inode = sframe_real_inode(file);
-	kuid_t owner = GLOBAL_ROOT_UID;
-	struct sframe_file *sf;
-
-	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
-	if (sf && uid_valid(sf->load_owner))
-		owner = sf->load_owner;
-	spin_unlock(&sframe_files_lock);
-	return owner;
-}
-
-/* Does @file have a sidecar now? */
-bool sframe_cache_has_sidecar(struct file *file)
-{
-	struct inode *inode = sframe_real_inode(file);
-	struct sframe_file *sf;
-	bool has;
-
-	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
-	has = sf && rcu_access_pointer(sf->sidecar);
-	spin_unlock(&sframe_files_lock);
-	return has;
 }
 
 /* ---- debugfs and /dev views ---- */

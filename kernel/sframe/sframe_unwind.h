@@ -53,6 +53,8 @@ struct sframe_stats {
 	u64 ranges_removed;
 	u64 ranges_over_limit;		/* VMAs past SFRAME_MAX_RANGES */
 	u64 map_alloc_failed;
+	u64 rescans_retried;		/* later: the mm's mmap_lock was taken */
+	u64 rescan_mms_busy;		/* given up after retries, until a change */
 	u64 files_refused;		/* no entry: memory or a limit */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
 	u64 files_shrunk;		/* idle ones freed under memory pressure */
@@ -94,7 +96,7 @@ struct sframe_map;
 struct sframe_cursor {
 	struct mm_struct *mm;
 	const struct sframe_map *map;	/* looked up on first use */
-	struct sframe_window changed;	/* no rules in these: see maps.c */
+	struct sframe_window changed;	/* no rules in these: see mms.c */
 	struct sframe_window scanning;
 	bool map_found;
 };
@@ -108,18 +110,22 @@ struct sframe_user_ctx {
 	const struct pt_regs *regs;
 };
 
-/* maps.c: the hooks' entry points, the running processes, debugfs */
+/* mm_events.c: the hooks' entry points, the running processes */
 void sframe_vma_mapped(struct vm_area_struct *vma);
 void sframe_vma_freed(struct vm_area_struct *vma);
 void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long len);
 void sframe_mm_forked(struct task_struct *child);
-void sframe_mm_exit(struct mm_struct *mm);
 void sframe_mm_scan_tasks(void);
-int sframe_mms_sweep(unsigned int sweep);
+
+/* mms.c: the exit_mmap hook, teardown, debugfs */
+void sframe_mm_exit(struct mm_struct *mm);
 void sframe_maps_exit(void);
 long sframe_mms_tracked(void);
 int sframe_cache_show_maps(struct seq_file *m);
+
+/* sweep.c */
+int sframe_mms_sweep(unsigned int sweep);
 
 /* files.c */
 struct sframe_sec;
@@ -129,19 +135,23 @@ void sframe_files_exit(void);
 long sframe_files_cached(void);
 long sframe_files_idle(void);
 unsigned long sframe_files_reclaim_oldest(unsigned long count);
+int sframe_cache_show_files(struct seq_file *m);
+int sframe_cache_show_sidecars(struct seq_file *m);
 
 /* shrink.c */
 int sframe_shrinker_init(void);
 void sframe_shrinker_exit(void);
+
+/* path.c */
 char *sframe_path_dup(struct file *file);
+
+/* bind.c */
 kuid_t sframe_cache_sidecar_owner(struct file *file);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
 			     const u8 *build_id, u32 build_id_size,
 			     bool pinned);
 int sframe_cache_clear_sidecar(struct file *file);
 bool sframe_cache_has_sidecar(struct file *file);
-int sframe_cache_show_files(struct seq_file *m);
-int sframe_cache_show_sidecars(struct seq_file *m);
 
 /* budget.c */
 size_t sframe_charged_total(void);

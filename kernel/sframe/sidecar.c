@@ -108,7 +108,7 @@ static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
 	return ret;
 }
 
-/* A file's sidecar: bound to the file's real inode (files.c). */
+/* A file's sidecar: bound to the file's real inode (bind.c). */
 static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 {
 	struct sframe_error err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Address windows [start, end) of the maps (maps.c): the changed and
+ * Address windows [start, end) of the maps (maps.h): the changed and
  * scanning windows, their unions, and how a range a lookup answers for
  * stops at one.  Pure functions, tested by KUnit (window_kunit.c).
  */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A file entry's sidecar: checked against the code of the file it was
+ * made for, bound to the file's entry (replacing the one it had once no
+ * walk can be using that), withdrawn, asked for; for the sidecar ioctls
+ * (sidecar.c), in the supplier's process context.
+ */
+#include <linux/fs.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "cache.h"
+
+/*
+ * @sf's object: the one a queued load publishes (waited for), else read
+ * now in the caller's context.  For the sidecar ioctl: the supplier's
+ * process, which may wait; a load never waits on a filesystem a user
+ * controls.
+ */
+static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
+						      struct file *file,
+						      int *err)
+{
+	struct sframe_load_result res;
+	const struct sframe_object *obj;
+
+	/* The read sframe_file_get() may have queued: not a second one. */
+	flush_work(&sf->load_work);
+	obj = rcu_access_pointer(sf->obj);
+	if (obj)
+		return obj;
+	sframe_load_file(file, sf->path, READ_ONCE(sf->load_owner), &res);
+	if (res.needs_sidecar)
+		fput(res.needs_sidecar);	/* one is being loaded */
+	if (!res.obj) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	spin_lock(&sframe_files_lock);
+	if (!rcu_access_pointer(sf->obj)) {
+		rcu_assign_pointer(sf->obj, res.obj);
+		WRITE_ONCE(sf->status, res.status);
+		res.obj = NULL;
+	}
+	obj = rcu_dereference_protected(sf->obj,
+					lockdep_is_held(&sframe_files_lock));
+	spin_unlock(&sframe_files_lock);
+	sframe_object_free(res.obj);
+	return obj;
+}
+
+/* Does every function of @s lie in an executable segment of @obj? */
+static bool sframe_sec_fits(const struct sframe_object *obj,
+			    const struct sframe_sec *s, u32 *bad)
+{
+	struct sframe_span code[SFRAME_MAX_LOADS];
+	unsigned int i;
+
+	for (i = 0; i < obj->nr_loads; i++)
+		code[i] = (struct sframe_span){
+			.start = obj->loads[i].vaddr,
+			.size = obj->loads[i].filesz,
+		};
+	return !sframe_fdes_within(&s->sec, code, obj->nr_loads, bad);
+}
+
+static int sframe_sidecar_check(struct sframe_file *sf,
+				const struct sframe_object *obj,
+				const struct sframe_sec *s,
+				const u8 *build_id, u32 build_id_size)
+{
+	u32 bad;
+
+	if (!obj->nr_loads) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an ELF object of this machine with code\n",
+				    sf->path);
+		return -ENOEXEC;
+	}
+	if (build_id && (build_id_size != obj->build_id_size ||
+			 memcmp(build_id, obj->build_id, build_id_size))) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: made for another build ID\n",
+				    sf->path);
+		return -ESTALE;
+	}
+	if (!sframe_sec_fits(obj, s, &bad)) {
+		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: FDE %u is outside the file's code\n",
+				    sf->path, bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Make @s the sidecar of @file, which must be the ELF object it was made
+ * for (and have the build ID @build_id, if given); the sidecar it
+ * replaces is freed once no walk can be using it.  A @pinned sidecar
+ * holds a reference on its file's entry, so both stay until it is
+ * unloaded; any other goes with the entry once no map uses the file (and
+ * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
+ * On success @s belongs to the cache, on failure it stays the caller's.
+ */
+int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
+			     const u8 *build_id, u32 build_id_size,
+			     bool pinned)
+{
+	const struct sframe_object *obj;
+	struct sframe_sec *old;
+	struct sframe_file *sf;
+	bool keep_ref;
+	int ret = 0;
+
+	sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
+	if (!sf)
+		return -ENOMEM;
+	obj = sframe_file_object(sf, file, &ret);
+	if (obj)
+		ret = sframe_sidecar_check(sf, obj, s, build_id, build_id_size);
+	if (!ret)
+		sframe_sec_drop_bytes(s);
+	spin_lock(&sframe_files_lock);
+	if (!ret && !pinned && sf->sidecar_pinned)
+		ret = -EEXIST;
+	if (ret) {
+		spin_unlock(&sframe_files_lock);
+		sframe_file_put(sf);
+		return ret;
+	}
+	old = rcu_replace_pointer(sf->sidecar, s,
+				  lockdep_is_held(&sframe_files_lock));
+	/* Ours becomes the sidecar's, unless the old one's already is. */
+	keep_ref = pinned && !sf->sidecar_pinned;
+	sf->sidecar_pinned = pinned;
+	spin_unlock(&sframe_files_lock);
+	if (old) {
+		synchronize_rcu();
+		sframe_sec_free(old);
+	}
+	if (!keep_ref)
+		sframe_file_put(sf);
+	return 0;
+}
+
+/* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
+int sframe_cache_clear_sidecar(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_sec *old = NULL;
+	struct sframe_file *sf;
+	bool ref = false;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (sf)
+		old = sframe_file_take_sidecar(sf, &ref);
+	spin_unlock(&sframe_files_lock);
+	if (!old)
+		return -ENOENT;
+	synchronize_rcu();
+	sframe_sec_free(old);
+	if (ref)
+		sframe_file_put(sf);
+	return 0;
+}
+
+/*
+ * Whom a sidecar of @file loaded while mapped is charged to: the user its
+ * entry's last read was charged to (one who mapped it), or root.
+ */
+kuid_t sframe_cache_sidecar_owner(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	kuid_t owner = GLOBAL_ROOT_UID;
+	struct sframe_file *sf;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (sf && uid_valid(sf->load_owner))
+		owner = sf->load_owner;
+	spin_unlock(&sframe_files_lock);
+	return owner;
+}
+
+/* Does @file have a sidecar now? */
+bool sframe_cache_has_sidecar(struct file *file)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	bool has;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	has = sf && rcu_access_pointer(sf->sidecar);
+	spin_unlock(&sframe_files_lock);
+	return has;
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the hooks (attach.c) see of an mm's executable mappings, turned
+ * into changed windows of its entry (mms.c): mmap, munmap, mremap and
+ * fork, from the mapping task's context, atomic; and the processes
+ * already running when the module loads.
+ */
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "maps.h"
+#include "window.h"
+
+#define SFRAME_HOOK_GFP	(GFP_ATOMIC | __GFP_NOWARN)
+
+/* A mapping became executable: mmap, or mprotect adding PROT_EXEC. */
+void sframe_vma_mapped(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_EXEC))
+		return;
+	sframe_count(mmap_events);
+	sframe_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
+			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
+			  sframe_charge_owner(current_cred()));
+}
+
+/*
+ * A VMA went away (munmap, MAP_FIXED, a merge).  Only one that is or was
+ * over a range matters; a file VMA that lost PROT_EXEC may still be.
+ */
+void sframe_vma_freed(struct vm_area_struct *vma)
+{
+	struct sframe_mm *m;
+	bool covers;
+
+	if (!(vma->vm_flags & VM_EXEC) && !vma->vm_file)
+		return;
+	rcu_read_lock();
+	m = sframe_mm_find(vma->vm_mm);
+	covers = m && sframe_mm_covers(m, vma->vm_start, vma->vm_end);
+	rcu_read_unlock();
+	if (covers)
+		sframe_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end, 0, 0,
+				  GLOBAL_ROOT_UID);
+}
+
+/* mremap is moving an executable VMA to [addr, addr + len). */
+void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
+		       unsigned long len)
+{
+	if (!(vma->vm_flags & VM_EXEC))
+		return;
+	sframe_mm_changed(vma->vm_mm, addr, addr + len,
+			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
+			  sframe_charge_owner(current_cred()));
+}
+
+/*
+ * @child was forked with its own mm, a copy of the current one: it gets
+ * the parent's map and whatever the parent had still to rescan.
+ */
+void sframe_mm_forked(struct task_struct *child)
+{
+	struct mm_struct *mm = child->mm, *parent_mm = current->mm;
+	struct sframe_window pending;
+	struct sframe_map *map;
+	struct sframe_mm *pm, *m;
+
+	if (!mm || !parent_mm || mm == parent_mm)
+		return;
+	pm = sframe_mm_get(parent_mm, 0, 0, GLOBAL_ROOT_UID);
+	if (!pm)
+		return;
+	m = sframe_mm_alloc(mm, child->tgid, pm->uid, SFRAME_HOOK_GFP);
+	if (!m) {
+		sframe_count(map_alloc_failed);
+		goto out;
+	}
+	spin_lock(&pm->lock);
+	map = rcu_dereference_protected(pm->map, lockdep_is_held(&pm->lock));
+	if (map)
+		refcount_inc(&map->ref);
+	pending = pm->changed;
+	if (!sframe_window_empty(&pm->scanning))
+		sframe_window_add(&pending, pm->scanning.start,
+				  pm->scanning.end);
+	spin_unlock(&pm->lock);
+	RCU_INIT_POINTER(m->map, map);
+	m->changed = pending;
+	m = sframe_mm_publish(m);
+	sframe_count(forks_inherited);
+	if (!sframe_window_empty(&pending))
+		sframe_mm_queue_rescan(m);
+	sframe_mm_put(m);
+out:
+	sframe_mm_put(pm);
+}
+
+/* ---- processes running at load ---- */
+
+/* Give every process already running its map (a full rescan). */
+void sframe_mm_scan_tasks(void)
+{
+	struct task_struct **tasks, *p;
+	unsigned int n = 0, cap = 0, i;
+
+	rcu_read_lock();
+	for_each_process(p)
+		cap++;
+	rcu_read_unlock();
+	cap += cap / 8 + 16;	/* processes started meanwhile */
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (n == cap)
+			break;
+		if (p->flags & PF_KTHREAD)
+			continue;
+		get_task_struct(p);
+		tasks[n++] = p;
+	}
+	rcu_read_unlock();
+
+	for (i = 0; i < n; i++) {
+		struct mm_struct *mm = get_task_mm(tasks[i]);
+
+		if (mm) {
+			sframe_mm_changed(mm, 0, TASK_SIZE_MAX, GFP_KERNEL,
+					  tasks[i]->tgid,
+					  sframe_task_charge_owner(tasks[i]));
+			mmput(mm);
+		}
+		put_task_struct(tasks[i]);
+	}
+	kvfree(tasks);
+}

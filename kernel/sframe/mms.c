@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-mm entries: one per mm that maps an executable file, found by
+ * its mm under RCU, holding the mm's changed windows and its map, kept
+ * equal to the mm's executable VMAs by a per-mm rescan (the map's only
+ * writer), unhashed at exit_mmap and freed after a grace period.
+ * Documentation/design.rst has the rules.
+ */
+#include <linux/delay.h>
+#include <linux/hashtable.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "kcompat.h"
+#include "maps.h"
+#include "window.h"
+
+#define SFRAME_MM_HASH_BITS	9
+/* A rescan that finds the mm's mmap_lock taken tries again this often... */
+#define SFRAME_RESCAN_RETRY_MS	100
+/* ...this many times in a row, then waits for the mm's next change. */
+#define SFRAME_RESCAN_RETRIES	50
+
+static DEFINE_HASHTABLE(sframe_mms, SFRAME_MM_HASH_BITS);
+static DEFINE_SPINLOCK(sframe_mms_lock);
+static atomic_long_t sframe_nr_mms;
+
+struct sframe_mm *sframe_mm_find(struct mm_struct *mm)
+{
+	struct sframe_mm *m;
+
+	hash_for_each_possible_rcu(sframe_mms, m, node, (unsigned long)mm) {
+		if (m->mm == mm)
+			return m;
+	}
+	return NULL;
+}
+
+static struct sframe_mm *sframe_mm_find_locked(struct mm_struct *mm)
+{
+	struct sframe_mm *m;
+
+	lockdep_assert_held(&sframe_mms_lock);
+	hash_for_each_possible(sframe_mms, m, node, (unsigned long)mm) {
+		if (m->mm == mm)
+			return m;
+	}
+	return NULL;
+}
+
+static void sframe_mm_free(struct sframe_mm *m)
+{
+	sframe_map_put(rcu_dereference_protected(m->map, true));
+	mmdrop(m->mm);
+	kfree(m);
+}
+
+static void sframe_mm_free_work(struct work_struct *work)
+{
+	sframe_mm_free(container_of(to_rcu_work(work), struct sframe_mm,
+				    free_work));
+	atomic_dec(&sframe_works_pending);
+}
+
+/* Drop a reference; the last frees @m after a grace period.  Any context. */
+void sframe_mm_put(struct sframe_mm *m)
+{
+	if (!refcount_dec_and_test(&m->ref))
+		return;
+	atomic_inc(&sframe_works_pending);
+	queue_rcu_work(sframe_wq, &m->free_work);
+}
+
+static void sframe_mm_rescan(struct work_struct *work);
+
+struct sframe_mm *sframe_mm_alloc(struct mm_struct *mm, pid_t tgid,
+				  kuid_t uid, gfp_t gfp)
+{
+	struct sframe_mm *m;
+
+	m = kzalloc(sizeof(*m), gfp | __GFP_ACCOUNT);
+	if (!m)
+		return NULL;
+	m->mm = mm;
+	mmgrab(mm);
+	m->tgid = tgid;
+	m->uid = uid;
+	refcount_set(&m->ref, 1);
+	spin_lock_init(&m->lock);
+	seqcount_spinlock_init(&m->seq, &m->lock);
+	INIT_DELAYED_WORK(&m->rescan, sframe_mm_rescan);
+	INIT_RCU_WORK(&m->free_work, sframe_mm_free_work);
+	return m;
+}
+
+/*
+ * Publish @m as its mm's entry, unless the mm has one already; return a
+ * reference to the one published.  @m's own reference becomes the hash's.
+ */
+struct sframe_mm *sframe_mm_publish(struct sframe_mm *m)
+{
+	struct sframe_mm *old;
+
+	spin_lock(&sframe_mms_lock);
+	old = sframe_mm_find_locked(m->mm);
+	if (old) {
+		refcount_inc(&old->ref);
+	} else {
+		hash_add_rcu(sframe_mms, &m->node, (unsigned long)m->mm);
+		atomic_long_inc(&sframe_nr_mms);
+		refcount_inc(&m->ref);
+	}
+	spin_unlock(&sframe_mms_lock);
+	if (!old)
+		return m;
+	sframe_mm_free(m);	/* never seen by anyone */
+	return old;
+}
+
+/* A reference to @mm's entry; with @gfp, created if it has none. */
+struct sframe_mm *sframe_mm_get(struct mm_struct *mm, gfp_t gfp,
+				pid_t tgid, kuid_t uid)
+{
+	struct sframe_mm *m;
+
+	rcu_read_lock();
+	m = sframe_mm_find(mm);
+	if (m && !refcount_inc_not_zero(&m->ref))
+		m = NULL;
+	rcu_read_unlock();
+	if (m || !gfp)
+		return m;
+	m = sframe_mm_alloc(mm, tgid, uid, gfp);
+	if (!m) {
+		sframe_count(map_alloc_failed);
+		return NULL;
+	}
+	return sframe_mm_publish(m);
+}
+
+void sframe_mm_queue_rescan(struct sframe_mm *m)
+{
+	if (READ_ONCE(m->dead))
+		return;
+	refcount_inc(&m->ref);
+	if (!queue_delayed_work(sframe_wq, &m->rescan, 0))
+		sframe_mm_put(m);
+}
+
+/* Does [start, end) touch a range of @m's map or a window?  RCU. */
+bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
+{
+	struct sframe_window w = { start, end };
+	/* A hint: a stale read costs a rescan, or one not needed. */
+	struct sframe_window changed = data_race(m->changed);
+	/* Likewise. */
+	struct sframe_window scanning = data_race(m->scanning);
+
+	return !sframe_window_empty(&changed) ||
+	       !sframe_window_empty(&scanning) ||
+	       sframe_map_overlaps(rcu_dereference(m->map), &w);
+}
+
+/*
+ * [start, end) of @mm changed; with @gfp, create @mm's entry if it has
+ * none.  From the hooks, under the mm's mmap_lock: no sleeping.
+ */
+void sframe_mm_changed(struct mm_struct *mm, u64 start, u64 end,
+		       gfp_t gfp, pid_t tgid, kuid_t uid)
+{
+	struct sframe_mm *m = sframe_mm_get(mm, gfp, tgid, uid);
+
+	if (!m)
+		return;
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	sframe_window_add(&m->changed, start, end);
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
+	sframe_mm_queue_rescan(m);
+	sframe_mm_put(m);
+}
+
+/* @mm is being torn down: its entry goes before any of its VMAs. */
+void sframe_mm_exit(struct mm_struct *mm)
+{
+	struct sframe_mm *m;
+
+	spin_lock(&sframe_mms_lock);
+	m = sframe_mm_find_locked(mm);
+	if (m) {
+		hash_del_rcu(&m->node);
+		WRITE_ONCE(m->dead, true);
+		atomic_long_dec(&sframe_nr_mms);
+	}
+	spin_unlock(&sframe_mms_lock);
+	if (m)
+		sframe_mm_put(m);
+}
+
+/* ---- the rescan ---- */
+
+/*
+ * @m's mmap_lock stayed taken: give the windows back to *changed* (no
+ * rules there meanwhile) and rescan again after SFRAME_RESCAN_RETRY_MS,
+ * with the work's reference; after SFRAME_RESCAN_RETRIES such tries in a
+ * row, counted, wait for the mm's next change instead.
+ */
+static void sframe_mm_rescan_later(struct sframe_mm *m,
+				   const struct sframe_window *win)
+{
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	if (!sframe_window_empty(win))
+		sframe_window_add(&m->changed, win->start, win->end);
+	m->scanning = (struct sframe_window){};
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
+	if (++m->rescan_tries > SFRAME_RESCAN_RETRIES) {
+		sframe_count(rescan_mms_busy);
+		m->rescan_tries = 0;
+		sframe_mm_put(m);
+		return;
+	}
+	sframe_count(rescans_retried);
+	m->rescan_delayed = true;
+	atomic_inc(&sframe_works_pending);
+	if (queue_delayed_work(sframe_wq, &m->rescan,
+			       msecs_to_jiffies(SFRAME_RESCAN_RETRY_MS)))
+		return;
+	/* A change queued it meanwhile, to run now. */
+	m->rescan_delayed = false;
+	atomic_dec(&sframe_works_pending);
+	sframe_mm_put(m);
+}
+
+/*
+ * The only writer of @m's map; a work item, so one at a time per mm, in
+ * the order the changes came.
+ */
+static void sframe_mm_rescan(struct work_struct *work)
+{
+	struct sframe_mm *m = container_of(to_delayed_work(work),
+					   struct sframe_mm, rescan);
+	bool delayed = m->rescan_delayed;
+	struct sframe_map *old, *map;
+	struct sframe_vma_snap *v = NULL;
+	struct mem_cgroup *memcg, *prev;
+	struct sframe_window win;
+	unsigned int nv = 0, i;
+	int ret = 0;
+
+	m->rescan_delayed = false;
+	old = rcu_dereference_protected(m->map, true);
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	win = m->changed;
+	sframe_window_widen(&win, old);
+	m->scanning = win;
+	m->changed = (struct sframe_window){};
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
+
+	map = old;
+	if (!READ_ONCE(m->dead) && mmget_not_zero(m->mm)) {
+		memcg = get_mem_cgroup_from_mm(m->mm);
+		prev = sframe_set_active_memcg(memcg);
+		ret = sframe_mm_snapshot(m->mm, &win, &v, &nv);
+		if (ret == -ENOMEM) {
+			sframe_count(map_alloc_failed);
+			map = NULL;
+		} else if (!ret && (nv || sframe_map_overlaps(old, &win))) {
+			map = sframe_map_build(m, old, &win, v, nv);
+		}
+		sframe_set_active_memcg(prev);
+		mem_cgroup_put(memcg);
+		mmput(m->mm);
+	}
+
+	if (ret == -EBUSY) {
+		sframe_mm_rescan_later(m, &win);
+		goto out;
+	}
+	m->rescan_tries = 0;
+	spin_lock(&m->lock);
+	write_seqcount_begin(&m->seq);
+	rcu_assign_pointer(m->map, map);
+	m->scanning = (struct sframe_window){};
+	write_seqcount_end(&m->seq);
+	spin_unlock(&m->lock);
+	if (map != old)
+		sframe_map_put(old);
+	for (i = 0; i < nv; i++)
+		fput(v[i].file);
+	kfree(v);
+	sframe_mm_put(m);
+out:
+	/* After the put: the exit waits for what it queued. */
+	if (delayed)
+		atomic_dec(&sframe_works_pending);
+}
+
+/*
+ * A reference to every entry tracked now, in a new array of *@nr; NULL:
+ * no memory.  Entries that come meanwhile are not in it.
+ */
+struct sframe_mm **sframe_mms_hold_all(unsigned int *nr)
+{
+	unsigned long cap = atomic_long_read(&sframe_nr_mms) + 16;
+	struct sframe_mm **mms, *m;
+	unsigned int bkt, n = 0;
+
+	mms = kvmalloc_array(cap, sizeof(*mms), GFP_KERNEL);
+	if (!mms)
+		return NULL;
+	spin_lock(&sframe_mms_lock);
+	hash_for_each(sframe_mms, bkt, m, node) {
+		if (n == cap)
+			break;
+		refcount_inc(&m->ref);
+		mms[n++] = m;
+	}
+	spin_unlock(&sframe_mms_lock);
+	*nr = n;
+	return mms;
+}
+
+/* ---- debugfs ---- */
+
+long sframe_mms_tracked(void)
+{
+	return atomic_long_read(&sframe_nr_mms);
+}
+
+int sframe_cache_show_maps(struct seq_file *s)
+{
+	const struct sframe_object *obj;
+	const struct sframe_map *map;
+	const struct sframe_sec *sec, *fill;
+	struct sframe_mm *m;
+	unsigned int bkt, i;
+	u64 bias;
+
+	rcu_read_lock();
+	hash_for_each_rcu(sframe_mms, bkt, m, node) {
+		map = rcu_dereference(m->map);
+		seq_printf(s, "pid %d\n", m->tgid);
+		for (i = 0; map && i < map->nr; i++) {
+			const struct sframe_range *r = &map->r[i];
+
+			sec = sframe_file_sec(r->file, &fill, &obj);
+			if (!obj || !sframe_object_bias(obj, r->start, r->pgoff,
+							&bias))
+				bias = 0;
+			seq_printf(s, "  %llx-%llx bias %llx ", r->start,
+				   r->end, bias);
+			if (sec)
+				seq_printf(s, "v%u %u FDEs%s%s %s\n",
+					   sec->sec.version, sec->sec.num_fdes,
+					   sec == obj->embedded ? "" :
+					   " sidecar", fill ? " + fill" : "",
+					   r->file->path);
+			else
+				seq_printf(s, "no SFrame %s\n", r->file->path);
+		}
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+/* ---- teardown ---- */
+
+/*
+ * After the hooks are gone and no walk can be running: drop every entry
+ * and wait until everything freed after a grace period is freed, and
+ * every rescan retried later has run (on a dead entry: nothing to do).
+ */
+void sframe_maps_exit(void)
+{
+	struct hlist_node *tmp;
+	struct sframe_mm *m;
+	unsigned int bkt;
+
+	spin_lock(&sframe_mms_lock);
+	hash_for_each_safe(sframe_mms, bkt, tmp, m, node) {
+		hash_del_rcu(&m->node);
+		WRITE_ONCE(m->dead, true);
+		atomic_long_dec(&sframe_nr_mms);
+		sframe_mm_put(m);
+	}
+	spin_unlock(&sframe_mms_lock);
+	for (;;) {
+		rcu_barrier();
+		flush_workqueue(sframe_wq);
+		if (!atomic_read(&sframe_works_pending))
+			break;
+		usleep_range(1000, 2000);	/* a rescan retried later */
+	}
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which mapped files are reported to the sidecar service's watcher
+ * (events.c) beside the reports of their reads: a file read before the
+ * watcher came and mapped again, and the files the watcher's sweep finds
+ * mapped; once per watcher, and per sweep.
+ */
+#include <linux/fs.h>
+#include <linux/spinlock.h>
+
+#include "cache.h"
+
+/*
+ * @sf was mapped again through @file.  If its read found something to
+ * report and the watcher now watching never heard of it (it was read
+ * before that watcher came, and has stayed in the cache: mapped, or
+ * idle), report it now, once per watcher.  Process context, no lock held.
+ */
+void sframe_file_mapped(struct sframe_file *sf, struct file *file)
+{
+	unsigned int gen = sframe_events_current();
+	struct file *own;
+	u32 flags;
+
+	if (!gen || READ_ONCE(sf->reported_gen) == gen)
+		return;
+	spin_lock(&sframe_files_lock);
+	if (!sf->reportable || sf->loading || sf->reported_gen == gen ||
+	    rcu_access_pointer(sf->sidecar)) {
+		spin_unlock(&sframe_files_lock);
+		return;
+	}
+	sf->reported_gen = gen;		/* one report per watcher */
+	flags = sf->report_flags;
+	spin_unlock(&sframe_files_lock);
+	own = sframe_load_report_file(file);
+	if (own) {
+		sframe_events_need_sidecar(own, flags,
+					   sframe_charge_owner(current_cred()));
+		fput(own);
+	}
+}
+
+/*
+ * Sweep @sweep found @file mapped: report it, if its read found something
+ * to report, it has no sidecar and this sweep has not reported it yet.
+ * 0; -ENOSPC when the queue has no room, or -ENOMEM: it stays
+ * unreported, for the sweep's next call or the next sweep.  Process
+ * context, no lock held.
+ */
+int sframe_file_sweep(struct file *file, unsigned int sweep)
+{
+	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file *sf;
+	struct file *own;
+	unsigned int gen;
+	kuid_t owner;
+	u32 flags;
+	int ret;
+
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(inode);
+	if (!sf || !sf->reportable || sf->loading || sf->swept == sweep ||
+	    rcu_access_pointer(sf->sidecar)) {
+		spin_unlock(&sframe_files_lock);
+		return 0;
+	}
+	/* An idle entry hands over the list's reference. */
+	if (!sframe_file_unidle(sf))
+		refcount_inc(&sf->ref);
+	flags = sf->report_flags;
+	owner = sf->load_owner;		/* its first mapper's, for a sweep */
+	spin_unlock(&sframe_files_lock);
+	own = sframe_load_report_file(file);
+	ret = own ? sframe_events_offer(own, flags, owner, &gen) : 0;
+	if (own && !ret) {
+		sframe_count(sweep_reports);
+		spin_lock(&sframe_files_lock);
+		sf->swept = sweep;
+		sf->reported_gen = gen;	/* a mapping need not report it again */
+		spin_unlock(&sframe_files_lock);
+	}
+	if (own)
+		fput(own);
+	sframe_file_put(sf);
+	return ret;
+}
