@@ -79,6 +79,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "map_alloc_failed", st->map_alloc_failed);
 	sframe_show(s, "ranges_over_limit", st->ranges_over_limit);
 	sframe_show(s, "forks_inherited", st->forks_inherited);
+	sframe_show(s, "forks_rescanned", st->forks_rescanned);
 	sframe_show(s, "rescans_retried", st->rescans_retried);
 	sframe_show(s, "rescan_mms_busy", st->rescan_mms_busy);
 	sframe_show(s, "files_refused", st->files_refused);

@@ -62,7 +62,13 @@ void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 
 /*
  * @child was forked with its own mm, a copy of the current one: it gets
- * the parent's map and whatever the parent had still to rescan.
+ * the parent's map and whatever the parent had still to rescan.  Unless
+ * the parent has other threads: one of them may have changed the
+ * parent's mappings after they were copied (dup_mmap(), early in
+ * copy_process()) and before this hook (late in it), and the parent's
+ * map may already show that change, which the child does not have.
+ * That child scans its own mappings instead.  A lone thread changes
+ * nothing meanwhile: it is in copy_process() itself.
  */
 void sframe_mm_forked(struct task_struct *child)
 {
@@ -81,19 +87,26 @@ void sframe_mm_forked(struct task_struct *child)
 		sframe_count(map_alloc_failed);
 		goto out;
 	}
-	spin_lock(&pm->lock);
-	map = rcu_dereference_protected(pm->map, lockdep_is_held(&pm->lock));
-	if (map)
-		refcount_inc(&map->ref);
-	pending = pm->changed;
-	if (!sframe_window_empty(&pm->scanning))
-		sframe_window_add(&pending, pm->scanning.start,
-				  pm->scanning.end);
-	spin_unlock(&pm->lock);
+	if (get_nr_threads(current) > 1) {
+		map = NULL;
+		pending = (struct sframe_window){ 0, TASK_SIZE_MAX };
+		sframe_count(forks_rescanned);
+	} else {
+		spin_lock(&pm->lock);
+		map = rcu_dereference_protected(pm->map,
+						lockdep_is_held(&pm->lock));
+		if (map)
+			refcount_inc(&map->ref);
+		pending = pm->changed;
+		if (!sframe_window_empty(&pm->scanning))
+			sframe_window_add(&pending, pm->scanning.start,
+					  pm->scanning.end);
+		spin_unlock(&pm->lock);
+		sframe_count(forks_inherited);
+	}
 	RCU_INIT_POINTER(m->map, map);
 	m->changed = pending;
 	m = sframe_mm_publish(m);
-	sframe_count(forks_inherited);
 	if (!sframe_window_empty(&pending))
 		sframe_mm_queue_rescan(m);
 	sframe_mm_put(m);

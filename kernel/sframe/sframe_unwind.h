@@ -49,6 +49,7 @@ struct sframe_stats {
 	u64 lookups_in_changed_range;	/* no rule: mapping changed, not rescanned */
 	u64 mmap_events;		/* executable mappings seen */
 	u64 forks_inherited;		/* children given their parent's map */
+	u64 forks_rescanned;		/* of a threaded parent: scanned */
 	u64 ranges_added;
 	u64 ranges_removed;
 	u64 ranges_over_limit;		/* VMAs past SFRAME_MAX_RANGES */

@@ -13,12 +13,16 @@
  * First it prints, for the stack checker, one line per role:
  *   expect worker: leaf_spin work_b work_a worker_main spawn_c ... main
  *   expect grandchild: leaf_spin grand_b grand_a work_b ... main
- * and every process prints "pid PID ROLE" when it starts.
+ * and every process prints "pid PID ROLE" when it starts.  With
+ * FORKDEEP_THREAD set in the environment, the parent starts a second
+ * thread, which only sleeps, before it forks: a threaded parent's
+ * children (the module rescans them rather than inherit its map).
  *
  * build: -fno-inline -fno-ipa-cp-clone -fno-ipa-sra
  * -fno-optimize-sibling-calls (every function a real frame, under its
  * own name), -fomit-frame-pointer -Wa,--gsframe or -fno-omit-frame-pointer
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -148,8 +152,17 @@ static uint64_t worker_main(uint64_t x, int first)
 	return work_a(x | pad[0], first) + 7;
 }
 
+/* The parent's second thread, with FORKDEEP_THREAD: it only sleeps. */
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
 static void spawn_c(int workers, const char *go_file)
 {
+	pthread_t thread;
 	char pad[32];
 	struct stat st;
 
@@ -157,6 +170,9 @@ static void spawn_c(int workers, const char *go_file)
 	keep_on_stack(pad);
 	while (go_file && stat(go_file, &st))
 		usleep(GO_POLL_US);
+	if (getenv("FORKDEEP_THREAD") &&
+	    pthread_create(&thread, NULL, sleeper, NULL))
+		exit(3);
 	for (int i = 0; i < workers; i++)
 		if (start("worker") == 0) {
 			sink += worker_main(i + pad[0], i == 0);

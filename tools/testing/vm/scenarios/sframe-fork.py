@@ -13,9 +13,10 @@ FORKED_BOUND = 0.99
 
 def check(run):
     """Assert forkdeep's children and python's workers unwind to main."""
-    for name in ("fp", "before", "after"):
+    for name in ("fp", "before", "after", "threaded"):
         check_forked(run, name, FORKED_BOUND)
     check_step_cache(run)
+    check_threaded_forks(run)
     if arch_of(run.kernel) != "amd64":
         run.subtest("python workers", True, f"SKIP x86-64 only: the {arch_of(run.kernel)} "
                     "guest gets no python3 (the harness packs the host's)")
@@ -42,6 +43,15 @@ def check_step_cache(run):
         run.passed(what)
     else:
         run.fail(f"{what}, want more than half")
+
+
+def check_threaded_forks(run):
+    """A threaded parent's children were rescanned, not given its map."""
+    rescanned = run.metrics.get("forks_rescanned", "")
+    if rescanned.isdigit() and int(rescanned) >= 1:
+        run.passed(f"a threaded parent's {rescanned} children scanned their own mappings")
+    else:
+        run.fail(f"forks_rescanned '{rescanned}' after a threaded parent forked, want >= 1")
 
 
 def python_workers(run, name, python, ranges):

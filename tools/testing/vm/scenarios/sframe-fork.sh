@@ -1,9 +1,10 @@
 #!/bin/sh
 # sframe-fork: processes forked without exec are unwound at once.
 # forkdeep (SFrame, no frame pointers) forks workers and a grandchild at
-# depth, from a process started after the module loaded and from one
-# started before (it forks after the load); then Debian's python3 forks
-# workers with load --system's sidecars.  The host measures the forked
+# depth, from a process started after the module loaded, from one
+# started before (it forks after the load) and from one with a second
+# thread (its children are rescanned: forks_rescanned); then Debian's
+# python3 forks workers with load --system's sidecars.  The host measures the forked
 # processes' samples, by tid.  First, as a control of the expected chains,
 # the frame-pointer build without the module.  arm64 guests run forkdeep
 # cross-built, and not the python half: they get no python3 (the harness
@@ -40,6 +41,15 @@ record_callgraph after fp $FORKDEEP $WORKERS "$PATTERN_SECONDS"
 cat /tmp/after.out
 artefact after.out /tmp/after.out
 metric forks_inherited "$(stat_value forks_inherited)"
+
+# The same from a parent with a second thread: its children scan their
+# own mappings instead of inheriting its map.
+rescanned0=$(stat_value forks_rescanned)
+export FORKDEEP_THREAD=1
+record_callgraph threaded fp $FORKDEEP $WORKERS "$PATTERN_SECONDS"
+unset FORKDEEP_THREAD
+artefact threaded.out /tmp/threaded.out
+metric forks_rescanned $(($(stat_value forks_rescanned) - rescanned0))
 # perf's walks so far, and those of their frames the step cache gave
 metric frames_sframe "$(stat_value frames_sframe)"
 metric frames_cached "$(stat_value frames_cached)"
