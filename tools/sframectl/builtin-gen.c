@@ -33,7 +33,7 @@ static int write_output(const char *path, const char *out, const u8 *data,
 static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
 {
 	const struct gen_stats *s = &g->stats;
-	u32 skipped = 0, i;
+	u32 skipped = 0, plt_refused = 0, i;
 	u64 skipped_bytes = 0;
 
 	for (i = 0; i < GEN_NR_SKIPS; i++) {
@@ -52,6 +52,15 @@ static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
 	fprintf(out, "  SFrame FDEs: %u (%u flex, %u pc-mask, %u signal), FREs %u\n",
 		g->nfdes, s->flex_fdes, s->mask_fdes, s->signal_fdes,
 		g->nfres);
+	for (i = 0; i < GEN_PLT_NR_REFUSALS; i++)
+		plt_refused += s->plt_refused[i];
+	if (s->plt_described || s->plt_covered || plt_refused)
+		fprintf(out, "  PLT sections: %u described, %u left to .eh_frame or its own .sframe, %u refused\n",
+			s->plt_described, s->plt_covered, plt_refused);
+	for (i = 0; i < GEN_PLT_NR_REFUSALS; i++)
+		if (s->plt_refused[i])
+			fprintf(out, "  PLT sections refused, %s: %u\n",
+				gen_plt_refusal_names[i], s->plt_refused[i]);
 	for (i = 0; i < GEN_NR_SKIPS; i++)
 		if (s->skipped[i])
 			fprintf(out, "  skipped, %s: %u functions, %llu bytes\n",

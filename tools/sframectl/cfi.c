@@ -11,8 +11,6 @@
 #include "cfi_exec.h"
 #include "gen.h"
 
-/* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
-#define GEN_MAX_FDE_FRES	0xffff
 /* Operations in the linker's PLT CFA expression. */
 #define GEN_PLT_EXPR_OPS	9
 

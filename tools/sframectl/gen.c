@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframectl gen's pipeline: read an x86-64 or AArch64 ELF object's .eh_frame,
- * translate its CFI, encode and validate the SFrame section, in memory,
- * for the gen command, sframectl load and sframectl serve.
+ * translate its CFI, describe its PLT stubs, encode and validate the
+ * SFrame section, in memory, for the gen command, sframectl load and
+ * sframectl serve.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,8 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 		else
 			ret = gen_translate_func(g, &g->funcs[i]);
 	}
+	if (!ret)
+		ret = gen_describe_plt(g);
 	if (ret)
 		return ret;
 

@@ -40,6 +40,9 @@
 #define GEN_MAX_SFRAME		(64U << 20)	/* bytes of .sframe */
 #endif
 
+/* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
+#define GEN_MAX_FDE_FRES	0xffff
+
 /* x86-64 DWARF register numbers and the size of a PLT entry. */
 #define GEN_REG_RSP		7
 #define GEN_REG_RIP		16
@@ -65,6 +68,15 @@ enum gen_skip {
 	GEN_SKIP_CFI,
 	GEN_SKIP_OVERLAP,
 	GEN_NR_SKIPS
+};
+
+/* Why a PLT section is left out (plt.c). */
+enum gen_plt_refusal {
+	GEN_PLT_LAYOUT,			/* not executable code of whole entries */
+	GEN_PLT_CODE,			/* an instruction no stub holds */
+	GEN_PLT_JUMP,			/* a jump into it nothing explains */
+	GEN_PLT_ROWS,			/* more CFA changes than an FDE holds */
+	GEN_PLT_NR_REFUSALS
 };
 
 /* How a row can be encoded. */
@@ -111,6 +123,9 @@ struct gen_stats {
 	u32 flex_fdes;
 	u32 mask_fdes;
 	u32 signal_fdes;
+	u32 plt_described;		/* PLT sections given an FDE (plt.c) */
+	u32 plt_covered;		/* ... left to an FDE covering them */
+	u32 plt_refused[GEN_PLT_NR_REFUSALS];
 };
 
 struct gen {
@@ -158,6 +173,10 @@ int gen_read_eh_frame(struct gen *g);
 
 /* cfi.c: one function's CFI rows as SFrame FDEs and FREs (cfi_exec.c). */
 int gen_translate_func(struct gen *g, const struct gen_func *f);
+
+/* plt.c: the x86-64 PLT sections no FDE covers; each refusal's name. */
+int gen_describe_plt(struct gen *g);
+extern const char * const gen_plt_refusal_names[GEN_PLT_NR_REFUSALS];
 
 /* compare.c: gen --compare. */
 int gen_compare(const char *path, const struct sframe_section *mine,

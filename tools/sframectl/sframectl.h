@@ -123,7 +123,7 @@ u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
  * The version of what gen makes: raise it whenever the same input gives
  * another section, so that the service's cache makes its entries again.
  */
-#define SFRAME_GEN_VERSION	1
+#define SFRAME_GEN_VERSION	2	/* 2: PLT stubs described */
 
 int sframe_gen_command(int argc, char **argv);
 int sframe_gen_file(const char *path, const u8 *file, size_t file_size,

@@ -218,7 +218,7 @@ ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $s
 # meanwhile, is refused and made again; the others come from the cache.
 LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 libc_digest=$(sha256sum "$LIBC" | cut -c1-64 | sed 's/../\\x&/g')
-key=$({ printf 'SFRCACHE\0\2\0\0\0\1\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
+key=$({ printf 'SFRCACHE\0\2\0\0\0\2\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
 	sha256sum | cut -c1-64)
 entry=$TMP/cache/$key.sidecar
 size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
