@@ -247,7 +247,7 @@ struct sframe_span {
  * reason for any other, so that a kernel refuses it rather than decode an
  * unbounded number of FREs per frame.
  */
-#define SFRAME_FLAT_MIN_BLOCK_SHIFT	8
+#define SFRAME_FLAT_MIN_BLOCK_SHIFT	4
 #define SFRAME_FLAT_COMPACT_SHIFT	15
 #define SFRAME_FLAT_MAX_RULES	4096
 #define SFRAME_FLAT_MAX_MASKS	4096
