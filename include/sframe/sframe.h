@@ -8,6 +8,7 @@
 #ifndef _SFRAME_SFRAME_H
 #define _SFRAME_SFRAME_H
 
+#include "arch.h"
 #include "compat.h"
 #include "format.h"
 
@@ -178,6 +179,86 @@ struct sframe_rule {
 	u8 flags;
 };
 
+/*
+ * A rule in the form the walk's loop steps by (core/step_cache.h): the
+ * CFA is SP or FP plus an offset, the caller's RA is saved at the CFA and
+ * its FP at the CFA or not at all, at offsets that fit 16 bits.  fp_at
+ * says where the FP is, or SFRAME_STEP_NO_FORM for any other rule, which
+ * only the walk's full step takes.
+ */
+enum {
+	SFRAME_STEP_FP_SAME,		/* not saved: the FP is unchanged */
+	SFRAME_STEP_FP_BELOW_RA,	/* saved just below the RA: one read */
+	SFRAME_STEP_FP_APART,		/* saved at fp_offset */
+	SFRAME_STEP_NO_FORM,
+};
+
+struct sframe_step_form {
+	s32 cfa_offset;
+	s16 ra_offset;			/* from the CFA */
+	s16 fp_offset;			/* from the CFA, for FP_APART */
+	u8 from_fp;			/* CFA based on FP, else SP */
+	u8 fp_at;			/* SFRAME_STEP_FP_*, or NO_FORM */
+};
+
+/*
+ * Does @rule save the caller's RA at the CFA, and the FP at the CFA or
+ * not at all?  Then *@fp_at says where the FP is (SFRAME_STEP_FP_*).
+ */
+static __always_inline bool sframe_rule_saved_at_cfa(const struct sframe_rule *rule,
+						     u8 *fp_at)
+{
+	if (rule->ra.kind != SFRAME_LOC_AT_CFA)
+		return false;
+	if (rule->fp.kind == SFRAME_LOC_SAME)
+		*fp_at = SFRAME_STEP_FP_SAME;
+	else if (rule->fp.kind != SFRAME_LOC_AT_CFA)
+		return false;
+	else if (rule->fp.offset == rule->ra.offset - SFRAME_ARCH_WORD)
+		*fp_at = SFRAME_STEP_FP_BELOW_RA;
+	else
+		*fp_at = SFRAME_STEP_FP_APART;
+	return true;
+}
+
+static inline bool sframe_fits_s16(s32 v)
+{
+	return v == (s16)v;
+}
+
+/**
+ * sframe_rule_step() - a rule in the walk loop's form
+ * @rule: the rule
+ * @sp_reg: DWARF number of its machine's SP
+ * @fp_reg: and of its FP
+ * @step: where the form is stored
+ *
+ * Return: true if @rule has the form (see struct sframe_step_form); the loop
+ * steps by *@step exactly as the full step steps by @rule.
+ */
+static inline bool sframe_rule_step(const struct sframe_rule *rule,
+				    u8 sp_reg, u8 fp_reg,
+				    struct sframe_step_form *step)
+{
+	u8 fp_at;
+
+	if ((rule->flags & SFRAME_RULE_OUTERMOST) ||
+	    rule->cfa.kind != SFRAME_LOC_REG ||
+	    (rule->cfa.reg != sp_reg && rule->cfa.reg != fp_reg) ||
+	    !sframe_rule_saved_at_cfa(rule, &fp_at) ||
+	    !sframe_fits_s16(rule->ra.offset) ||
+	    (fp_at == SFRAME_STEP_FP_APART && !sframe_fits_s16(rule->fp.offset)))
+		return false;
+	*step = (struct sframe_step_form){
+		.cfa_offset = rule->cfa.offset,
+		.ra_offset = (s16)rule->ra.offset,
+		.fp_offset = fp_at == SFRAME_STEP_FP_APART ?
+			     (s16)rule->fp.offset : 0,
+		.from_fp = rule->cfa.reg == fp_reg, .fp_at = fp_at,
+	};
+	return true;
+}
+
 int sframe_validate(struct sframe_section *sec, const void *data, u32 size,
 		    u64 vaddr, unsigned int options, struct sframe_error *err);
 
@@ -247,7 +328,7 @@ struct sframe_span {
  * reason for any other, so that a kernel refuses it rather than decode an
  * unbounded number of FREs per frame.
  */
-#define SFRAME_FLAT_MIN_BLOCK_SHIFT	8
+#define SFRAME_FLAT_MIN_BLOCK_SHIFT	4
 #define SFRAME_FLAT_COMPACT_SHIFT	15
 #define SFRAME_FLAT_MAX_RULES	4096
 #define SFRAME_FLAT_MAX_MASKS	4096
@@ -276,6 +357,7 @@ struct sframe_flat_mask {
 
 struct sframe_flat {
 	const struct sframe_rule *rules;
+	const struct sframe_step_form *forms;	/* each rule's, for the walk's loop */
 	const struct sframe_flat_mask *masks;
 	const u32 *blocks;		/* first row of each block */
 	const u32 *starts;		/* relative to base; NULL if compact */

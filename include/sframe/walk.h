@@ -71,21 +71,10 @@ struct sframe_walk_ops {
 #define SFRAME_STEP_CACHE_BITS	7
 #define SFRAME_STEP_CACHE_SIZE	(1U << SFRAME_STEP_CACHE_BITS)
 
-/* Where the caller's FP is. */
-enum {
-	SFRAME_STEP_FP_SAME,		/* not saved: the FP is unchanged */
-	SFRAME_STEP_FP_BELOW_RA,	/* saved just below the RA: one read */
-	SFRAME_STEP_FP_APART,		/* saved at fp_offset */
-};
-
 struct sframe_step_entry {
 	u64 sec_id;
 	u64 rel;			/* the PC minus the object's load bias */
-	s32 cfa_offset;
-	s16 ra_offset;			/* from the CFA */
-	s16 fp_offset;			/* from the CFA, for FP_APART */
-	u8 from_fp;			/* CFA based on FP, else SP */
-	u8 fp_at;			/* SFRAME_STEP_FP_* */
+	struct sframe_step_form step;
 };
 
 struct sframe_step_cache {

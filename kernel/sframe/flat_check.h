@@ -2,9 +2,10 @@
 /*
  * The flattened table against the decoder, shared by the KUnit suite and
  * the user-space test.  At every PC both must give a walk the same answer:
- * the same kind of step, the same rule, and the same verdict on whether a
- * return address just past the PC is the end of its function (where a
- * signal trampoline without an FDE may start).
+ * the same kind of step, the same rule (and the walk loop's form of it),
+ * and the same verdict on whether a return address just past the PC is
+ * the end of its function (where a signal trampoline without an FDE may
+ * start).
  */
 #ifndef _SFRAME_FLAT_CHECK_H
 #define _SFRAME_FLAT_CHECK_H
@@ -84,6 +85,42 @@ static inline void flat_check_table(const struct sframe_section *sec,
 	}
 }
 
+/*
+ * NULL when the walk loop's form of @rule, the rule in force at @pc, is
+ * there if and only if the rule has one and steps as the rule does: the
+ * same CFA, the same places for the saved RA and FP.
+ */
+static inline const char *flat_check_form(const struct sframe_section *sec,
+					  const struct sframe_flat *flat,
+					  u64 pc, const struct sframe_rule *rule)
+{
+	const struct sframe_step_form *f;
+	struct sframe_step_form want;
+	s32 fp_offset;
+	bool end;
+	u16 row;
+
+	row = sframe_flat_find(flat, (s64)(pc - sec->vaddr), &end);
+	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE)
+		return NULL;
+	f = &flat->forms[row & SFRAME_FLAT_INDEX_MASK];
+	if (!sframe_rule_step(rule, sec->sp_reg, sec->fp_reg, &want))
+		return f->fp_at == SFRAME_STEP_NO_FORM ? NULL :
+		       "loop form of a rule without one";
+	if (f->fp_at == SFRAME_STEP_NO_FORM)
+		return "no loop form for a rule with one";
+	if (rule->cfa.reg != (f->from_fp ? sec->fp_reg : sec->sp_reg) ||
+	    rule->cfa.offset != f->cfa_offset ||
+	    rule->ra.offset != f->ra_offset)
+		return "loop form's CFA or RA";
+	fp_offset = f->fp_at == SFRAME_STEP_FP_BELOW_RA ?
+		    f->ra_offset - SFRAME_ARCH_WORD : f->fp_offset;
+	if (f->fp_at == SFRAME_STEP_FP_SAME ?
+	    rule->fp.kind != SFRAME_LOC_SAME : rule->fp.offset != fp_offset)
+		return "loop form's FP";
+	return NULL;
+}
+
 /* NULL when the table and the decoder agree at @pc, else what differs. */
 static inline const char *flat_check_pc(const struct sframe_section *sec,
 					const struct sframe_flat *flat, u64 pc)
@@ -99,9 +136,11 @@ static inline const char *flat_check_pc(const struct sframe_section *sec,
 		return NULL;
 	if (d.end != t.end)
 		return "end of function";
-	if (d.kind == SFRAME_FLAT_RULE && !sframe_rule_equal(&d.rule, &t.rule))
+	if (d.kind != SFRAME_FLAT_RULE)
+		return NULL;
+	if (!sframe_rule_equal(&d.rule, &t.rule))
 		return "rule";
-	return NULL;
+	return flat_check_form(sec, flat, pc, &d.rule);
 }
 
 /*

@@ -220,12 +220,16 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 	return 0;
 }
 
-/* The table's bytes: rules, masks, the block index, starts, row words. */
+/*
+ * The table's bytes: rules and their loop forms, masks, the block index,
+ * starts, row words.
+ */
 static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 {
 	bool compact = b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT;
 
 	return b->nr_rules * sizeof(struct sframe_rule) +
+	       b->nr_rules * sizeof(struct sframe_step_form) +
 	       b->nr_masks * sizeof(struct sframe_flat_mask) +
 	       b->nr_blocks * sizeof(u32) +
 	       b->nr_rows * (compact ? sizeof(u16) : sizeof(u32)) +
@@ -292,12 +296,21 @@ void sframe_flat_build(const struct sframe_section *sec,
 		       struct sframe_flat *flat)
 {
 	struct sframe_rule *rules = mem;
+	struct sframe_step_form *forms;
 	struct sframe_flat_out o = { .b = b };
 	u32 i;
 
-	for (i = 0; i < b->nr_rules; i++)
+	forms = (struct sframe_step_form *)(rules + b->nr_rules);
+	for (i = 0; i < b->nr_rules; i++) {
 		rules[i] = b->rules[i];
-	o.masks = (struct sframe_flat_mask *)(rules + b->nr_rules);
+		/* Made once here, not at every frame a walk takes by it. */
+		if (!sframe_rule_step(&rules[i], sec->sp_reg, sec->fp_reg,
+				      &forms[i]))
+			forms[i] = (struct sframe_step_form){
+				.fp_at = SFRAME_STEP_NO_FORM,
+			};
+	}
+	o.masks = (struct sframe_flat_mask *)(forms + b->nr_rules);
 	o.blocks = (u32 *)(o.masks + b->nr_masks);
 	if (b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT) {
 		o.low = (u16 *)(o.blocks + b->nr_blocks);
@@ -313,7 +326,8 @@ void sframe_flat_build(const struct sframe_section *sec,
 		o.blocks[o.next_block++] = o.nr - 1;
 
 	*flat = (struct sframe_flat){
-		.rules = rules, .masks = o.masks, .blocks = o.blocks,
+		.rules = rules, .forms = forms, .masks = o.masks,
+		.blocks = o.blocks,
 		.starts = o.starts, .low = o.low, .rows = o.rows,
 		.nr_rows = o.nr, .nr_rules = b->nr_rules,
 		.nr_masks = o.nr_masks, .nr_blocks = b->nr_blocks,

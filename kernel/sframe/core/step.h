@@ -30,34 +30,26 @@ sframe_step_check_cfa(u64 cfa, u64 sp, bool stays)
 }
 
 /*
- * Does @rule save the caller's RA at the CFA, and the FP at the CFA or
- * not at all?  Then *@fp_at says where the FP is (SFRAME_STEP_FP_*): the
- * forms sframe_step_read_saved() reads and the step cache keeps.
+ * The common frame's saved registers (a frame record): the caller's FP
+ * just below its RA at @cfa + @ra_offset, fetched by one read into
+ * @saved[0] and @saved[1].  False if the read failed.
  */
-static __always_inline bool sframe_step_saved_at_cfa(const struct sframe_rule *rule,
-						     u8 *fp_at)
+static __always_inline bool sframe_step_read_record(sframe_read_fn read,
+						    void *ctx, u64 cfa,
+						    s32 ra_offset, u64 saved[2])
 {
-	if (rule->ra.kind != SFRAME_LOC_AT_CFA)
-		return false;
-	if (rule->fp.kind == SFRAME_LOC_SAME)
-		*fp_at = SFRAME_STEP_FP_SAME;
-	else if (rule->fp.kind != SFRAME_LOC_AT_CFA)
-		return false;
-	else if (rule->fp.offset == rule->ra.offset - SFRAME_ARCH_WORD)
-		*fp_at = SFRAME_STEP_FP_BELOW_RA;
-	else
-		*fp_at = SFRAME_STEP_FP_APART;
-	return true;
+	return !sframe_walk_read(read, ctx, cfa + ra_offset - SFRAME_ARCH_WORD,
+				 saved, 2);
 }
 
 /*
  * Read the caller's FP and RA saved at @cfa into @saved[0] and @saved[1]:
- * the RA at @ra_offset, the FP as @fp_at says (at @fp_offset for
- * SFRAME_STEP_FP_APART; @fp, the callee's, for SFRAME_STEP_FP_SAME).  In
- * the common frame (a frame record) the FP is just below the RA: one read
- * fetches both, on the straight path.  An array, not two pointers, so
- * that the cache's loop keeps its own state in registers.  False if a
- * read failed.
+ * the RA at @ra_offset, the FP as @fp_at says (sframe_rule_saved_at_cfa():
+ * at @fp_offset for SFRAME_STEP_FP_APART; @fp, the callee's, for
+ * SFRAME_STEP_FP_SAME).  In the common frame the FP is just below the RA:
+ * one read fetches both, on the straight path.  An array, not two
+ * pointers, so that the loops keep their own state in registers.  False
+ * if a read failed.
  */
 static __always_inline bool sframe_step_read_saved(sframe_read_fn read, void *ctx,
 						   u64 cfa, s32 ra_offset,
@@ -65,9 +57,8 @@ static __always_inline bool sframe_step_read_saved(sframe_read_fn read, void *ct
 						   u64 fp, u64 saved[2])
 {
 	if (likely(fp_at == SFRAME_STEP_FP_BELOW_RA))
-		return !sframe_walk_read(read, ctx,
-					 cfa + ra_offset - SFRAME_ARCH_WORD,
-					 saved, 2);
+		return sframe_step_read_record(read, ctx, cfa, ra_offset,
+					       saved);
 	saved[0] = fp;
 	return !sframe_walk_read(read, ctx, cfa + ra_offset, &saved[1], 1) &&
 	       (fp_at != SFRAME_STEP_FP_APART ||

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The step cache (include/sframe/walk.h): keeping a rule that stepped a
- * frame, and the loop that steps from cached return address to cached
- * return address with the walk's state in registers.  Its steps are
- * sframe_step_*()'s (step.h), the full step's own.  Included by walk.c
- * alone.
+ * The step loop: from return address to return address with the walk's
+ * state in registers, each frame's rule from the step cache
+ * (include/sframe/walk.h) or, at a miss, from the section's flattened
+ * table, which the cache then keeps.  Its steps are sframe_step_*()'s
+ * (step.h), the full step's own.  Included by walk.c alone.
  */
 #ifndef _SFRAME_CORE_STEP_CACHE_H
 #define _SFRAME_CORE_STEP_CACHE_H
@@ -20,78 +20,101 @@ sframe_step_slot(struct sframe_step_cache *cache, u64 id, u64 rel)
 	return &cache->e[hash >> (64 - SFRAME_STEP_CACHE_BITS)];
 }
 
-static inline bool sframe_fits_s16(s32 v)
-{
-	return v == (s16)v;
-}
-
 /*
  * Keep @rule, which stepped the frame at return address @pc, in the step
- * cache if it has the common form (walk.h).  An entry steps exactly as
- * sframe_walk_rule() steps by its rule.
+ * cache if it has the loop's form (struct sframe_step_form).
  */
 static void sframe_step_keep(struct sframe_walk *w, u64 pc,
 			     const struct sframe_rule *rule)
 {
 	const struct sframe_arch *arch = w->arch;
-	u64 id = w->where.sec->id;
-	struct sframe_step_entry *e;
-	u8 fp_at;
-
-	if (!id || rule->cfa.kind != SFRAME_LOC_REG ||
-	    (rule->cfa.reg != arch->sp_reg && rule->cfa.reg != arch->fp_reg) ||
-	    !sframe_step_saved_at_cfa(rule, &fp_at) ||
-	    !sframe_fits_s16(rule->ra.offset) ||
-	    (fp_at == SFRAME_STEP_FP_APART && !sframe_fits_s16(rule->fp.offset)))
-		return;
-	e = sframe_step_slot(w->cache, id, pc - w->where.bias);
-	*e = (struct sframe_step_entry){
-		.sec_id = id, .rel = pc - w->where.bias,
-		.cfa_offset = rule->cfa.offset,
-		.ra_offset = (s16)rule->ra.offset,
-		.fp_offset = fp_at == SFRAME_STEP_FP_APART ?
-			     (s16)rule->fp.offset : 0,
-		.from_fp = rule->cfa.reg == arch->fp_reg, .fp_at = fp_at,
+	struct sframe_step_entry e = {
+		.sec_id = w->where.sec->id, .rel = pc - w->where.bias,
 	};
+
+	if (!e.sec_id ||
+	    !sframe_rule_step(rule, arch->sp_reg, arch->fp_reg, &e.step))
+		return;
+	*sframe_step_slot(w->cache, e.sec_id, e.rel) = e;
 }
 
 /*
- * The step cache may answer for the next frame: the walk has one, and
- * w->ip is a return address (not the interrupted IP, not one a signal
- * frame restored), whose answer is the same every time.
+ * A miss of the loop at @rel (the call's address in the object): the step
+ * the flattened table of @sec gives, when the loop may take it: a rule of
+ * the loop's form, not at a function's last byte (where a trampoline
+ * without an FDE may follow, which the full step looks for).  Anything
+ * else (no rule, a signal frame, a PLT's) is the full step's: NULL.  The
+ * table's forms were made with @sec's SP and FP, the walk's machine's:
+ * the walk uses no section of another ABI (walk.c).
  */
+static __always_inline const struct sframe_step_form *
+sframe_step_miss(const struct sframe_section *sec, u64 rel)
+{
+	const struct sframe_flat *flat = sec->flat;
+	const struct sframe_step_form *step;
+	bool at_end;
+	u16 row;
+
+	if (!flat)
+		return NULL;
+	row = sframe_flat_find(flat, (s64)(rel - sec->vaddr), &at_end);
+	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE || at_end)
+		return NULL;
+	step = &flat->forms[row & SFRAME_FLAT_INDEX_MASK];
+	return step->fp_at == SFRAME_STEP_NO_FORM ? NULL : step;
+}
+
+/*
+ * The loop may take the next frame: w->ip is a return address (not the
+ * interrupted IP, not one a signal frame restored), whose answer is the
+ * same every time.
+ */
+static __always_inline bool sframe_walk_at_return(const struct sframe_walk *w)
+{
+	return !w->first && !w->exact_ip;
+}
+
+/* The step cache may keep the answer for the next frame. */
 static __always_inline bool sframe_walk_cacheable(const struct sframe_walk *w)
 {
-	return w->cache && !w->first && !w->exact_ip;
+	return w->cache && sframe_walk_at_return(w);
 }
 
 /*
- * Step from return address to return address by the step cache, storing
- * each caller's IP in @ips, while it has the answer and the step
- * succeeds, @max at most: the number stored.  Where it stops, @w is as
- * the last step left it, for the full step, which says why a step fails.
- * The loop keeps the walk's state in registers: it is every cached
- * frame's cost, with the stack read.
+ * Step from return address to return address, storing each caller's IP
+ * in @ips, @max at most, while the step succeeds and the answer comes
+ * from the step cache (@misses false: its hits) or from the flattened
+ * table of the object's own section (@misses true: what the cache, if
+ * @cached, does not hold yet, which it then keeps): the number stored.
+ * Two loops from one source, each with its state in registers: a warm
+ * walk's frames are the first's, with nothing of the second in the way.
+ * Where a loop stops, @w is as its last step left it, for the other loop
+ * or the full step, which says why a step fails.
  */
 static __always_inline unsigned int
-sframe_walk_cached_by(struct sframe_walk *w, u64 *ips, unsigned int max,
-		      sframe_read_fn read)
+sframe_walk_loop_by(struct sframe_walk *w, u64 *ips, unsigned int max,
+		    sframe_read_fn read, bool cached, bool misses)
 {
+	const struct sframe_section *sec = w->where.sec;
 	struct sframe_step_cache *cache = w->cache;
-	u64 id = w->where.sec ? w->where.sec->id : 0;
+	u64 id = sec ? sec->id : 0;
 	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, saved[2];
 	/* A return address's call is in the range: ip - 1 - start < size. */
 	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
 	u64 bias = w->where.bias + 1, mask = w->ra_mask;
-	const struct sframe_step_entry *e;
+	const struct sframe_step_form *step;
+	struct sframe_step_entry *e = NULL;
 	u64 *out = ips, *end = ips + max;
 	unsigned int n;
+	bool hit;
 
 	/*
 	 * SP only bounded (after a frame record, AArch64): the full step
-	 * takes the next frame, after which every SP is exact.
+	 * takes the next frame, after which every SP is exact.  Only a
+	 * section with an id has entries (walk.h).
 	 */
-	if (!id || !w->sp_exact)
+	if (!sec || (cached && !id) || (misses && !sec->flat) ||
+	    !w->sp_exact)
 		return 0;
 	while (out < end) {
 		/* ip - 1 in the object */
@@ -99,13 +122,37 @@ sframe_walk_cached_by(struct sframe_walk *w, u64 *ips, unsigned int max,
 
 		if (ip - start >= size)
 			break;
-		e = sframe_step_slot(cache, id, rel);
-		if (e->rel != rel || e->sec_id != id)
+		if (cached) {
+			e = sframe_step_slot(cache, id, rel);
+			hit = e->rel == rel && e->sec_id == id;
+			if (hit == misses)
+				break;
+		}
+		if (misses) {
+			step = sframe_step_miss(sec, rel);
+			if (!step)
+				break;
+			/*
+			 * The table's answer depends on nothing but rel:
+			 * kept whether or not its step succeeds.
+			 */
+			if (cached)
+				*e = (struct sframe_step_entry){
+					.sec_id = id, .rel = rel, .step = *step,
+				};
+		} else {
+			step = &e->step;
+		}
+		cfa = (step->from_fp ? fp : sp) + step->cfa_offset;
+		if (sframe_step_check_cfa(cfa, sp, false))
 			break;
-		cfa = (e->from_fp ? fp : sp) + e->cfa_offset;
-		if (sframe_step_check_cfa(cfa, sp, false) ||
-		    !sframe_step_read_saved(read, w->ctx, cfa, e->ra_offset,
-					    e->fp_offset, e->fp_at, fp, saved))
+		/* The rest of the form is read only where it is needed. */
+		if (likely(step->fp_at == SFRAME_STEP_FP_BELOW_RA) ?
+		    !sframe_step_read_record(read, w->ctx, cfa,
+					     step->ra_offset, saved) :
+		    !sframe_step_read_saved(read, w->ctx, cfa,
+					    step->ra_offset, step->fp_offset,
+					    step->fp_at, fp, saved))
 			break;
 		ra = saved[1] & mask;
 		if (!ra)
@@ -123,19 +170,34 @@ sframe_walk_cached_by(struct sframe_walk *w, u64 *ips, unsigned int max,
 		w->sp_exact = true;
 		w->ra_known = false;
 		w->sframe_steps += n;
-		w->cached_steps += n;
+		if (!misses)
+			w->cached_steps += n;
 	}
 	return n;
 }
 
 /* The module's read is inlined, chosen once rather than at every read. */
 static __always_inline unsigned int
-sframe_walk_cached(struct sframe_walk *w, u64 *ips, unsigned int max)
+sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
+		 bool cached, bool misses)
 {
 	if (w->ops->read == sframe_walk_native_read)
-		return sframe_walk_cached_by(w, ips, max,
-					     sframe_walk_native_read);
-	return sframe_walk_cached_by(w, ips, max, w->ops->read);
+		return sframe_walk_loop_by(w, ips, max,
+					   sframe_walk_native_read, cached,
+					   misses);
+	return sframe_walk_loop_by(w, ips, max, w->ops->read, cached, misses);
+}
+
+/*
+ * The table's loop is a function of its own, with registers of its own;
+ * the cache's, every warm frame's cost, is inline in the walk's.
+ */
+static noinline unsigned int sframe_walk_table(struct sframe_walk *w,
+					       u64 *ips, unsigned int max)
+{
+	if (w->cache)
+		return sframe_walk_loop(w, ips, max, true, true);
+	return sframe_walk_loop(w, ips, max, false, true);
 }
 
 #endif /* _SFRAME_CORE_STEP_CACHE_H */

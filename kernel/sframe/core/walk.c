@@ -144,7 +144,7 @@ static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
 	u64 saved[2];
 	u8 fp_at;
 
-	if (sframe_step_saved_at_cfa(rule, &fp_at)) {
+	if (sframe_rule_saved_at_cfa(rule, &fp_at)) {
 		if (!sframe_step_read_saved(w->ops->read, w->ctx, cfa,
 					    rule->ra.offset, rule->fp.offset,
 					    fp_at, *fp, saved))
@@ -482,13 +482,20 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 unsigned int sframe_walk_fill(struct sframe_walk *w, u64 *ips,
 			      unsigned int max)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, k;
 
 	while (n < max) {
 		if (sframe_walk_cacheable(w) && !w->stop) {
-			n += sframe_walk_cached(w, ips + n, max - n);
+			n += sframe_walk_loop(w, ips + n, max - n, true, false);
 			if (n == max)
 				break;
+		}
+		/* The cache's misses, or a walk without one: the table's. */
+		if (sframe_walk_at_return(w) && !w->stop) {
+			k = sframe_walk_table(w, ips + n, max - n);
+			n += k;
+			if (k)
+				continue;
 		}
 		if (!sframe_walk_step(w))
 			break;
