@@ -197,6 +197,7 @@ published:
  */
 static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 {
+	char name[PATH_MAX];
 	struct serve_seen *seen;
 	struct stat st;
 	bool first, roots;
@@ -226,6 +227,12 @@ static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 	if (!first && (seen->no_sidecar ||
 			serve_busy(s, seen - s->seen.rec, swept)))
 		return;
+	/* Its owner's pace first: a flood of one user's waits its turn. */
+	if (!serve_paced(s, owner, true)) {
+		serve_fd_name(fd, name, sizeof(name));
+		serve_wait(s, fd, seen - s->seen.rec, swept, owner, name);
+		return;
+	}
 	/* What fails before the hand-over is logged once, not tried again. */
 	seen->no_sidecar = true;
 	serve_supply(s, fd, seen - s->seen.rec, swept, owner);
@@ -282,6 +289,10 @@ static int serve_poll(struct serve *s, struct pollfd *pfd, unsigned int nr,
 		if (wait < 0 || left < wait)
 			wait = left;
 	}
+	/* Files waiting for their owner's credit: until the first has it. */
+	left = serve_pace_wait(s);
+	if (left >= 0 && (wait < 0 || left < wait))
+		wait = left;
 	n = poll(all, nr + k, wait);
 	memcpy(pfd, all, nr * sizeof(*pfd));
 	for (i = 0; i < k; i++) {

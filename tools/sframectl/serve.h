@@ -37,6 +37,15 @@
 #define SERVE_QUEUE_OWNER	16
 #define SERVE_OWNER_CACHE_MB	32
 /*
+ * And its pace: each of its reports supplied costs SERVE_OWNER_PACE_MS of
+ * credit, which accrues with time up to SERVE_OWNER_BURST reports' worth;
+ * a report without credit waits its turn in the queue, or is dropped and
+ * found again by a later sweep if its file is still mapped.  A flood of
+ * one user's files, cached or not, cannot hold up others' reports.
+ */
+#define SERVE_OWNER_PACE_MS	125
+#define SERVE_OWNER_BURST	32
+/*
  * A child's budgets: wall-clock time (TCG included), CPU time, and
  * address space beyond what it inherits: a base plus a multiple of the
  * input's size; its result is at most what the module takes.
@@ -95,10 +104,15 @@ struct serve_waiting {
 	uid_t owner;
 };
 
-/* What an owner's sidecars have stored in the disk cache this run. */
+/*
+ * An owner's share this run: what its sidecars stored in the disk cache,
+ * and its credit for supplying its reports.
+ */
 struct serve_share {
 	uid_t owner;
 	unsigned long long stored;	/* bytes */
+	long long credit_ms;		/* as of at_ms */
+	long long at_ms;		/* serve_gen_now() */
 };
 
 struct serve {
@@ -140,10 +154,12 @@ void serve_seen_free(struct serve_seen_set *set);
 
 bool serve_may_start(const struct serve *s, bool swept, uid_t owner);
 bool serve_may_store(struct serve *s, uid_t owner, size_t size);
+bool serve_paced(struct serve *s, uid_t owner, bool take);
+int serve_pace_wait(struct serve *s);
 void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
 		uid_t owner, const char *name);
 bool serve_busy(struct serve *s, size_t seen, bool swept);
-int serve_next(const struct serve *s);
+int serve_next(struct serve *s);
 
 void serve_loaded(struct serve *s, size_t seen, int ret, bool from_cache,
 		  bool fill);

@@ -3,8 +3,9 @@
  * sframectl serve: the files waiting for a generator child, and each
  * owner's share (design.rst, "Whose files, in what order").  What is
  * being mapped now goes before what a sweep found; an owner but root has
- * at most SERVE_QUEUE_OWNER files waiting, one child fewer than --jobs
- * and --owner-cache-mb of disk cache a run.
+ * at most SERVE_QUEUE_OWNER files waiting, one child fewer than --jobs,
+ * --owner-cache-mb of disk cache a run, and its pace (SERVE_OWNER_PACE_MS
+ * a report, SERVE_OWNER_BURST at once).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,6 +15,83 @@
 
 #include "serve.h"
 
+#define SERVE_OWNER_CREDIT_MAX	(SERVE_OWNER_BURST * SERVE_OWNER_PACE_MS)
+
+/* @owner's share (not root's), new with full credit; NULL on ENOMEM. */
+static struct serve_share *serve_share(struct serve *s, uid_t owner)
+{
+	struct serve_share *sh;
+	size_t i;
+
+	for (i = 0; i < s->nr_shares && s->shares[i].owner != owner; i++)
+		;
+	if (i < s->nr_shares)
+		return &s->shares[i];
+	sh = reallocarray(s->shares, i + 1, sizeof(*sh));
+	if (!sh)
+		return NULL;
+	s->shares = sh;
+	s->shares[s->nr_shares++] = (struct serve_share){
+		.owner = owner, .credit_ms = SERVE_OWNER_CREDIT_MAX,
+		.at_ms = serve_gen_now(),
+	};
+	return &s->shares[i];
+}
+
+/* @sh's credit now, in ms. */
+static long long serve_credit(struct serve_share *sh)
+{
+	long long now = serve_gen_now();
+
+	sh->credit_ms += now - sh->at_ms;
+	if (sh->credit_ms > SERVE_OWNER_CREDIT_MAX)
+		sh->credit_ms = SERVE_OWNER_CREDIT_MAX;
+	sh->at_ms = now;
+	return sh->credit_ms;
+}
+
+/*
+ * May a report of @owner's be supplied now?  Root's always may; another
+ * owner's when it has a report's worth of credit, spent if @take.
+ */
+bool serve_paced(struct serve *s, uid_t owner, bool take)
+{
+	struct serve_share *sh;
+
+	if (!owner)
+		return true;
+	sh = serve_share(s, owner);
+	if (!sh || serve_credit(sh) < SERVE_OWNER_PACE_MS)
+		return false;
+	if (take)
+		sh->credit_ms -= SERVE_OWNER_PACE_MS;
+	return true;
+}
+
+/*
+ * How long until a waiting file's owner has credit, in ms: what the
+ * loop's poll() may wait at most; -1 if none waits for credit.
+ */
+int serve_pace_wait(struct serve *s)
+{
+	long long wait = -1, left;
+	struct serve_share *sh;
+	unsigned int i;
+
+	for (i = 0; i < s->queued; i++) {
+		if (!s->queue[i].owner)
+			continue;
+		sh = serve_share(s, s->queue[i].owner);
+		left = sh ? SERVE_OWNER_PACE_MS - serve_credit(sh) : 1;
+		/* With credit, it waits for a child, whose end wakes us. */
+		if (left <= 0)
+			continue;
+		if (wait < 0 || left < wait)
+			wait = left;
+	}
+	return wait;
+}
+
 /*
  * May @size more bytes of @owner's go to the disk cache?  Counted as
  * stored if so.
@@ -21,21 +99,11 @@
 bool serve_may_store(struct serve *s, uid_t owner, size_t size)
 {
 	struct serve_share *sh;
-	size_t i;
 
 	if (!owner)
 		return true;
-	for (i = 0; i < s->nr_shares && s->shares[i].owner != owner; i++)
-		;
-	if (i == s->nr_shares) {
-		sh = reallocarray(s->shares, i + 1, sizeof(*sh));
-		if (!sh)
-			return false;
-		s->shares = sh;
-		s->shares[s->nr_shares++] = (struct serve_share){ owner, 0 };
-	}
-	sh = &s->shares[i];
-	if (sh->stored + size > s->owner_cache_max)
+	sh = serve_share(s, owner);
+	if (!sh || sh->stored + size > s->owner_cache_max)
 		return false;
 	sh->stored += size;
 	return true;
@@ -76,13 +144,14 @@ bool serve_may_start(const struct serve *s, bool swept, uid_t owner)
 }
 
 /*
- * Queue the file open at @fd (its record: s->seen.rec[@seen]) until a worker
- * is free for it.  A file a sweep found that has no place is put off
- * until the next sweep, which finds it again; one mapped now that has
- * none is dropped and counted (serve_drain() waits for room first).
+ * Queue the file open at @fd (its record: s->seen.rec[@seen]) until a
+ * worker, or its owner's credit, is there for it.  One that has no place
+ * is put off until the next sweep, which finds it again if it is still
+ * mapped; one mapped now is also counted (serve_drain() waits for room
+ * in the whole queue first).
  */
 void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
-		       uid_t owner, const char *name)
+		uid_t owner, const char *name)
 {
 	bool shared = !owner || serve_owner_waiting(s, owner) < SERVE_QUEUE_OWNER;
 	bool room = s->queued < SERVE_QUEUE_MAX &&
@@ -90,10 +159,9 @@ void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
 
 	fd = room && shared ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	s->seen.rec[seen].no_sidecar = false;
-	if (fd < 0 && swept) {
-		s->resweep = true;
+	s->resweep |= fd < 0;
+	if (fd < 0 && swept)
 		return;
-	}
 	if (fd < 0 && !shared) {
 		fprintf(stderr, "sframectl: serve: %s: %u files of uid %u waiting already; dropped\n",
 			name, SERVE_QUEUE_OWNER, (unsigned int)owner);
@@ -136,10 +204,10 @@ bool serve_busy(struct serve *s, size_t seen, bool swept)
 
 /*
  * The waiting file to start next: the first being mapped now that its
- * owner's share lets start, else the first such a sweep found; -1 if none
- * may start now.
+ * owner's share and pace let start, else the first such a sweep found
+ * (the owner's credit spent); -1 if none may start now.
  */
-int serve_next(const struct serve *s)
+int serve_next(struct serve *s)
 {
 	unsigned int i;
 	int swept;
@@ -147,7 +215,8 @@ int serve_next(const struct serve *s)
 	for (swept = 0; swept < 2; swept++)
 		for (i = 0; i < s->queued; i++)
 			if (s->queue[i].swept == swept &&
-			    serve_may_start(s, swept, s->queue[i].owner))
+			    serve_may_start(s, swept, s->queue[i].owner) &&
+			    serve_paced(s, s->queue[i].owner, true))
 				return i;
 	return -1;
 }
