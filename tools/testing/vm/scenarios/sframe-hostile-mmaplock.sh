@@ -7,7 +7,7 @@
 # his next change is rescanned.
 # needs: module
 # kernels: debian-5.10 debian-6.1 debian-6.12 debug
-# default: debian-6.12 debug
+# default: debug
 # timeout: 240
 # kmods: fuse
 . /vmtest/lib.sh
