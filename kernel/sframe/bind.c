@@ -96,23 +96,25 @@ static int sframe_sidecar_check(struct sframe_file *sf,
 /*
  * Make @s the sidecar of @file, which must be the ELF object it was made
  * for (and have the build ID @build_id, if given); the sidecar it
- * replaces is freed once no walk can be using it.  A @pinned sidecar
- * holds a reference on its file's entry, so both stay until it is
- * unloaded; any other goes with the entry once no map uses the file (and
+ * replaces is freed once no walk can be using it.  A pinned sidecar (@sf
+ * NULL: root's load) holds a reference on its file's entry, made if need
+ * be, so both stay until it is unloaded.  One loaded while mapped is
+ * bound to @sf, the entry sframe_cache_sidecar_entry() gave (its
+ * reference is put here), goes with it once no map uses the file (and
  * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
  * On success @s belongs to the cache, on failure it stays the caller's.
  */
-int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
-			     const u8 *build_id, u32 build_id_size,
-			     bool pinned)
+int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
+			     struct sframe_sec *s, const u8 *build_id,
+			     u32 build_id_size)
 {
 	const struct sframe_object *obj;
+	bool keep_ref, pinned = !sf;
 	struct sframe_sec *old;
-	struct sframe_file *sf;
-	bool keep_ref;
 	int ret = 0;
 
-	sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
+	if (pinned)
+		sf = sframe_file_get(file, GLOBAL_ROOT_UID, current->mm);
 	if (!sf)
 		return -ENOMEM;
 	obj = sframe_file_object(sf, file, &ret);
@@ -166,21 +168,35 @@ int sframe_cache_clear_sidecar(struct file *file)
 }
 
 /*
- * Whom a sidecar of @file loaded while mapped is charged to: the user its
- * entry's last read was charged to (one who mapped it), or root.
+ * For a sidecar of @file loaded while mapped: a reference to the file's
+ * entry as it is now, and in *@owner whom the sidecar is charged to, the
+ * user the entry's last read was charged to (one who mapped it).  NULL
+ * when @file has no entry (no longer mapped, or changed since it was
+ * reported): such a load binds nothing, and never makes an entry, so
+ * that it cannot be charged to root in its place.
  */
-kuid_t sframe_cache_sidecar_owner(struct file *file)
+struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
+					       kuid_t *owner)
 {
 	struct inode *inode = sframe_real_inode(file);
-	kuid_t owner = GLOBAL_ROOT_UID;
 	struct sframe_file *sf;
 
 	spin_lock(&sframe_files_lock);
 	sf = sframe_file_find(inode);
-	if (sf && uid_valid(sf->load_owner))
-		owner = sf->load_owner;
+	if (sf) {
+		/* An idle entry hands over the list's reference. */
+		if (!sframe_file_unidle(sf))
+			refcount_inc(&sf->ref);
+		*owner = sf->load_owner;
+	}
 	spin_unlock(&sframe_files_lock);
-	return owner;
+	return sf;
+}
+
+/* Put what sframe_cache_sidecar_entry() gave. */
+void sframe_cache_put_entry(struct sframe_file *sf)
+{
+	sframe_file_put(sf);
 }
 
 /* Does @file have a sidecar now? */

@@ -147,10 +147,12 @@ void sframe_shrinker_exit(void);
 char *sframe_path_dup(struct file *file);
 
 /* bind.c */
-kuid_t sframe_cache_sidecar_owner(struct file *file);
-int sframe_cache_set_sidecar(struct file *file, struct sframe_sec *s,
-			     const u8 *build_id, u32 build_id_size,
-			     bool pinned);
+struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
+					       kuid_t *owner);
+void sframe_cache_put_entry(struct sframe_file *sf);
+int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
+			     struct sframe_sec *s, const u8 *build_id,
+			     u32 build_id_size);
 int sframe_cache_clear_sidecar(struct file *file);
 bool sframe_cache_has_sidecar(struct file *file);
 

@@ -111,6 +111,8 @@ static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
 /* A file's sidecar: bound to the file's real inode (bind.c). */
 static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 {
+	kuid_t owner = GLOBAL_ROOT_UID;
+	struct sframe_file *sf = NULL;
 	struct sframe_error err;
 	struct sframe_sec *s;
 	struct file *file;
@@ -124,24 +126,30 @@ static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 		goto out;
 	/*
 	 * Root's explicit load is root's; the service's, made for whoever
-	 * maps the file, is charged to a mapper, within max_user_mb.
+	 * maps the file, is charged to a mapper, within max_user_mb, and
+	 * bound to the very entry that mapper's read made.
 	 */
-	s = sframe_sidecar_create(a, a->flags & SFRAME_SIDECAR_WHILE_MAPPED ?
-				  sframe_cache_sidecar_owner(file) :
-				  GLOBAL_ROOT_UID, &err);
+	if (a->flags & SFRAME_SIDECAR_WHILE_MAPPED) {
+		ret = -ENOENT;
+		sf = sframe_cache_sidecar_entry(file, &owner);
+		if (!sf)
+			goto out;
+	}
+	s = sframe_sidecar_create(a, owner, &err);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		if (err.reason) {
 			sframe_count(rejected[err.reason]);
 			sframe_sidecar_reject(file, &err);
 		}
+		if (sf)
+			sframe_cache_put_entry(sf);
 		goto out;
 	}
 	s->fills_gaps = a->flags & SFRAME_SIDECAR_FILL;
-	ret = sframe_cache_set_sidecar(file, s,
+	ret = sframe_cache_set_sidecar(file, sf, s,
 				       a->flags & SFRAME_SIDECAR_BUILD_ID ?
-				       a->build_id : NULL, a->build_id_size,
-				       !(a->flags & SFRAME_SIDECAR_WHILE_MAPPED));
+				       a->build_id : NULL, a->build_id_size);
 	if (ret)
 		sframe_sec_free(s);
 out:

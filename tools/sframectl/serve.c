@@ -138,6 +138,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 	size_t size;
 	int ret;
 
+	serve_paced(s, owner, rec->size, true);	/* what it costs its owner */
 	serve_fd_name(fd, name, sizeof(name));
 	/* A file that waited was read once already through this open. */
 	if (lseek(fd, 0, SEEK_SET)) {
@@ -189,6 +190,24 @@ published:
 }
 
 /*
+ * The record of every file handled is full: forget all but those of the
+ * files in flight (running or waiting), whose indices are renumbered.
+ * 0, or -1 without memory.
+ */
+static int serve_forget(struct serve *s)
+{
+	size_t *in_use[SERVE_JOBS_MAX + SERVE_QUEUE_MAX];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->jobs; i++)
+		if (s->work[i].gen.pid)
+			in_use[n++] = &s->work[i].seen;
+	for (i = 0; i < s->queued; i++)
+		in_use[n++] = &s->queue[i].seen;
+	return serve_seen_keep(&s->seen, in_use, n);
+}
+
+/*
  * Supply the object the module reported open at @fd (@swept: found by a
  * sweep; @owner: charged for it), unless it is not ours to do or is
  * known to need nothing from us.  A report says it has no sidecar now
@@ -212,15 +231,24 @@ static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 	}
 	if (roots)
 		owner = 0;
-	seen = serve_remember(&s->seen, &st, &first);
-	/* All remembered: forget them once no record is in use. */
-	if (!seen && s->seen.nr == SERVE_SEEN_MAX && !s->running &&
-	    !s->queued) {
-		serve_seen_clear(&s->seen);
-		seen = serve_remember(&s->seen, &st, &first);
+	if (owner && st.st_size > SERVE_OWNER_FILE_MAX) {
+		serve_fd_name(fd, name, sizeof(name));
+		fprintf(stderr, "sframectl: serve: %s: %lld bytes, over the %lld a file of uid %u may have; not served\n",
+			name, (long long)st.st_size, SERVE_OWNER_FILE_MAX,
+			(unsigned int)owner);
+		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
+		return;
 	}
+	seen = serve_remember(&s->seen, &st, &first);
+	/* All remembered: forget all but those in flight. */
+	if (!seen && s->seen.nr == SERVE_SEEN_MAX && !serve_forget(s))
+		seen = serve_remember(&s->seen, &st, &first);
 	if (!seen) {
+		serve_fd_name(fd, name, sizeof(name));
+		fprintf(stderr, "sframectl: serve: %s: no memory to remember it; put off\n",
+			name);
 		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
+		s->resweep = true;
 		return;
 	}
 	/* One child per file: its end supplies every mapping of it. */
@@ -228,7 +256,7 @@ static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 			serve_busy(s, seen - s->seen.rec, swept)))
 		return;
 	/* Its owner's pace first: a flood of one user's waits its turn. */
-	if (!serve_paced(s, owner, true)) {
+	if (!serve_paced(s, owner, st.st_size, false)) {
 		serve_fd_name(fd, name, sizeof(name));
 		serve_wait(s, fd, seen - s->seen.rec, swept, owner, name);
 		return;
@@ -255,6 +283,8 @@ static void serve_pump(struct serve *s)
 		memmove(s->queue + i, s->queue + i + 1,
 			(--s->queued - i) * sizeof(*s->queue));
 		s->queued_swept -= next.swept;
+		/* As serve_file(): a failure is logged once. */
+		s->seen.rec[next.seen].no_sidecar = true;
 		serve_supply(s, next.fd, next.seen, next.swept, next.owner);
 		close(next.fd);
 	}
@@ -374,7 +404,9 @@ static int serve_sweep(struct serve *s)
 	int ret, n;
 
 	s->lost = false;
+	s->resweeps += s->resweep;
 	s->resweep = false;
+	s->swept_at = serve_gen_now();
 	serve_publish(s, "scanning");
 	while (!serve_stopping(s)) {
 		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
@@ -401,10 +433,26 @@ static int serve_sweep(struct serve *s)
 }
 
 /* Must we sweep now? */
-static bool serve_sweep_due(const struct serve *s)
+/*
+ * Must we sweep now: reports were lost, or files were put off, those a
+ * sweep found are done, and the last sweep was long enough ago (--once:
+ * one such sweep at most, @once)?  Otherwise in *@wait, how long until a
+ * sweep put off for time is due, -1 if none.
+ */
+static bool serve_sweep_due(const struct serve *s, bool once, int *wait)
 {
-	return s->lost ||
-	       (s->resweep && !s->queued_swept && !s->running_swept);
+	long long left = s->swept_at + SERVE_RESWEEP_MS - serve_gen_now();
+
+	*wait = -1;
+	if (s->lost)
+		return true;
+	if (!s->resweep || s->queued_swept || s->running_swept ||
+	    (once && s->resweeps))
+		return false;
+	if (left <= 0 || once)
+		return true;
+	*wait = left;
+	return false;
 }
 
 /* The cache or runtime directory: ours, and writable by no one else. */
@@ -526,18 +574,21 @@ int sframe_serve_command(int argc, char **argv)
 	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
 	for (;;) {
-		/* --once: until what the sweep started has ended. */
-		int n = serve_poll(&s, pfd, 2,
-				   once && !s.running && !s.queued ? 0 : -1);
+		/* --once: until what the sweeps started has ended. */
+		bool done = once && !s.running && !s.queued &&
+			    (!s.resweep || s.resweeps);
+		int n, wait;
 
-		if ((n < 0 && errno != EINTR) ||
-		    (n == 0 && once && !s.running && !s.queued &&
-		     !s.resweep) ||
+		if (serve_sweep_due(&s, once, &wait)) {
+			if (serve_sweep(&s))
+				break;
+			continue;
+		}
+		n = serve_poll(&s, pfd, 2, done ? 0 : wait);
+		if ((n < 0 && errno != EINTR) || (n == 0 && done) ||
 		    (n > 0 && pfd[1].revents))
 			break;
 		if (n > 0 && pfd[0].revents && serve_drain(&s) < 0)
-			break;
-		if (serve_sweep_due(&s) && serve_sweep(&s))
 			break;
 	}
 	serve_stop_jobs(&s);

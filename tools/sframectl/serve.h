@@ -37,14 +37,24 @@
 #define SERVE_QUEUE_OWNER	16
 #define SERVE_OWNER_CACHE_MB	32
 /*
- * And its pace: each of its reports supplied costs SERVE_OWNER_PACE_MS of
- * credit, which accrues with time up to SERVE_OWNER_BURST reports' worth;
- * a report without credit waits its turn in the queue, or is dropped and
- * found again by a later sweep if its file is still mapped.  A flood of
- * one user's files, cached or not, cannot hold up others' reports.
+ * And its pace: each of its files supplied costs SERVE_OWNER_PACE_MS of
+ * credit, and as much again per SERVE_OWNER_PACE_BYTES of the file (the
+ * loop reads and digests it whole), which accrues with time up to
+ * SERVE_OWNER_BURST small files' worth; a file without credit waits its
+ * turn in the queue, or is dropped and found again by a later sweep if it
+ * is still mapped.  A flood of one user's files, cached or not, cannot
+ * hold up others' reports; nor can his files over SERVE_OWNER_FILE_MAX,
+ * which are not served.
  */
 #define SERVE_OWNER_PACE_MS	125
+#define SERVE_OWNER_PACE_BYTES	(16LL << 20)
 #define SERVE_OWNER_BURST	32
+#define SERVE_OWNER_FILE_MAX	(256LL << 20)
+/*
+ * Sweeps to find again what was put off or dropped: at most one per
+ * SERVE_RESWEEP_MS, and with --once only one.
+ */
+#define SERVE_RESWEEP_MS	10000
 /*
  * A child's budgets: wall-clock time (TCG included), CPU time, and
  * address space beyond what it inherits: a base plus a multiple of the
@@ -130,7 +140,9 @@ struct serve {
 	bool publish_failed;		/* said once */
 	struct serve_seen_set seen;
 	bool lost;			/* reports were lost: sweep */
-	bool resweep;			/* swept files were put off: sweep */
+	bool resweep;			/* files were put off: sweep */
+	long long swept_at;		/* serve_gen_now() of the last sweep */
+	unsigned int resweeps;
 	struct sframe_serve_state st;
 	struct serve_work work[SERVE_JOBS_MAX];
 	unsigned int jobs;		/* of work[] in use at most */
@@ -149,12 +161,14 @@ struct serve {
 
 struct serve_seen *serve_remember(struct serve_seen_set *set,
 				  const struct stat *st, bool *first);
-void serve_seen_clear(struct serve_seen_set *set);
+int serve_seen_keep(struct serve_seen_set *set, size_t **in_use,
+		    unsigned int nr);
 void serve_seen_free(struct serve_seen_set *set);
 
 bool serve_may_start(const struct serve *s, bool swept, uid_t owner);
 bool serve_may_store(struct serve *s, uid_t owner, size_t size);
-bool serve_paced(struct serve *s, uid_t owner, bool take);
+bool serve_paced(struct serve *s, uid_t owner, off_t size, bool take);
+void serve_pace_refund(struct serve *s, uid_t owner, off_t size);
 int serve_pace_wait(struct serve *s);
 void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
 		uid_t owner, const char *name);

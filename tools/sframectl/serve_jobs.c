@@ -139,6 +139,8 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 	while (w < s->work + s->jobs && w->gen.pid)
 		w++;
 	if (w == s->work + s->jobs || !serve_may_start(s, swept, owner)) {
+		/* Its supply is paid when it leaves the queue. */
+		serve_pace_refund(s, owner, s->seen.rec[seen].size);
 		serve_wait(s, fd, seen, swept, owner, name);
 		return;
 	}

@@ -50,31 +50,50 @@ static long long serve_credit(struct serve_share *sh)
 	return sh->credit_ms;
 }
 
-/*
- * May a report of @owner's be supplied now?  Root's always may; another
- * owner's when it has a report's worth of credit, spent if @take.
- */
-bool serve_paced(struct serve *s, uid_t owner, bool take)
+/* What supplying a file of @size bytes costs its owner, in ms. */
+static long long serve_pace_cost(off_t size)
 {
+	return SERVE_OWNER_PACE_MS * (1 + size / SERVE_OWNER_PACE_BYTES);
+}
+
+/*
+ * May a file of @owner's, of @size bytes, be supplied now?  Root's
+ * always may; another owner's when it has credit (a file costing more
+ * than the most there can be: when the credit is full), spent if @take.
+ */
+bool serve_paced(struct serve *s, uid_t owner, off_t size, bool take)
+{
+	long long cost = serve_pace_cost(size);
 	struct serve_share *sh;
 
 	if (!owner)
 		return true;
 	sh = serve_share(s, owner);
-	if (!sh || serve_credit(sh) < SERVE_OWNER_PACE_MS)
+	if (cost > SERVE_OWNER_CREDIT_MAX)
+		cost = SERVE_OWNER_CREDIT_MAX;
+	if (!sh || serve_credit(sh) < cost)
 		return false;
 	if (take)
-		sh->credit_ms -= SERVE_OWNER_PACE_MS;
+		sh->credit_ms -= serve_pace_cost(size);
 	return true;
 }
 
+/* Give back what serve_paced() took: the file was put off after all. */
+void serve_pace_refund(struct serve *s, uid_t owner, off_t size)
+{
+	struct serve_share *sh = owner ? serve_share(s, owner) : NULL;
+
+	if (sh)
+		sh->credit_ms += serve_pace_cost(size);
+}
+
 /*
- * How long until a waiting file's owner has credit, in ms: what the
+ * How long until a waiting file's owner has credit for it, in ms: what the
  * loop's poll() may wait at most; -1 if none waits for credit.
  */
 int serve_pace_wait(struct serve *s)
 {
-	long long wait = -1, left;
+	long long wait = -1, left, cost;
 	struct serve_share *sh;
 	unsigned int i;
 
@@ -82,7 +101,10 @@ int serve_pace_wait(struct serve *s)
 		if (!s->queue[i].owner)
 			continue;
 		sh = serve_share(s, s->queue[i].owner);
-		left = sh ? SERVE_OWNER_PACE_MS - serve_credit(sh) : 1;
+		cost = serve_pace_cost(s->seen.rec[s->queue[i].seen].size);
+		if (cost > SERVE_OWNER_CREDIT_MAX)
+			cost = SERVE_OWNER_CREDIT_MAX;
+		left = sh ? cost - serve_credit(sh) : SERVE_OWNER_PACE_MS;
 		/* With credit, it waits for a child, whose end wakes us. */
 		if (left <= 0)
 			continue;
@@ -204,8 +226,8 @@ bool serve_busy(struct serve *s, size_t seen, bool swept)
 
 /*
  * The waiting file to start next: the first being mapped now that its
- * owner's share and pace let start, else the first such a sweep found
- * (the owner's credit spent); -1 if none may start now.
+ * owner's share and pace let start, else the first such a sweep found;
+ * -1 if none may start now.  Its supply spends the credit.
  */
 int serve_next(struct serve *s)
 {
@@ -216,7 +238,9 @@ int serve_next(struct serve *s)
 		for (i = 0; i < s->queued; i++)
 			if (s->queue[i].swept == swept &&
 			    serve_may_start(s, swept, s->queue[i].owner) &&
-			    serve_paced(s, s->queue[i].owner, true))
+			    serve_paced(s, s->queue[i].owner,
+					s->seen.rec[s->queue[i].seen].size,
+					false))
 				return i;
 	return -1;
 }

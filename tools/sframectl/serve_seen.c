@@ -5,20 +5,28 @@
  * that needs nothing from it (SFrame of its own, a failure) is not tried
  * again.  A report looks its file up in constant time, whatever a user
  * maps: records are found through an open-addressing index, and there
- * are at most SERVE_SEEN_MAX of them (serve.c forgets them all when the
- * set is full and nothing is in flight).
+ * are at most SERVE_SEEN_MAX of them (when the set is full, serve.c
+ * forgets all but those of the files in flight).
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "serve.h"
 
-/* Where @dev, @ino's probe starts in an index of @size slots. */
-static size_t serve_seen_slot(dev_t dev, ino_t ino, size_t size)
+/*
+ * Where a file's probe starts in an index of @size slots: by its whole
+ * identity, so that the versions of one file a user keeps changing do
+ * not make one long run.
+ */
+static size_t serve_seen_slot(dev_t dev, ino_t ino, off_t fsize,
+			      const struct timespec *mtime, size_t size)
 {
 	uint64_t h = (uint64_t)dev * 0x9e3779b97f4a7c15ULL;
 
 	h ^= (uint64_t)ino * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (uint64_t)fsize * 0x165667b19e3779f9ULL;
+	h ^= ((uint64_t)mtime->tv_sec << 30 ^ (uint64_t)mtime->tv_nsec) *
+	     0x27d4eb2f165667c5ULL;
 	h ^= h >> 29;
 	return h & (size - 1);
 }
@@ -35,6 +43,7 @@ static bool serve_seen_same(const struct serve_seen *n, const struct stat *st)
 static void serve_seen_index(struct serve_seen_set *set, size_t i)
 {
 	size_t k = serve_seen_slot(set->rec[i].dev, set->rec[i].ino,
+				   set->rec[i].size, &set->rec[i].mtime,
 				   set->index_size);
 
 	while (set->index[k])
@@ -82,7 +91,8 @@ struct serve_seen *serve_remember(struct serve_seen_set *set,
 
 	*first = false;
 	if (set->index_size) {
-		k = serve_seen_slot(st->st_dev, st->st_ino, set->index_size);
+		k = serve_seen_slot(st->st_dev, st->st_ino, st->st_size,
+				    &st->st_mtim, set->index_size);
 		for (; set->index[k]; k = (k + 1) & (set->index_size - 1))
 			if (serve_seen_same(&set->rec[set->index[k] - 1], st))
 				return &set->rec[set->index[k] - 1];
@@ -99,14 +109,44 @@ struct serve_seen *serve_remember(struct serve_seen_set *set,
 	return n;
 }
 
-/* Forget every file: no record may be in use (no child, none waiting). */
-void serve_seen_clear(struct serve_seen_set *set)
+/*
+ * Forget every file but those whose records the @nr indices *@in_use[]
+ * name (a file's records may be named more than once); those are
+ * renumbered, in place.  0, or -1 without memory (nothing forgotten).
+ */
+int serve_seen_keep(struct serve_seen_set *set, size_t **in_use,
+		    unsigned int nr)
 {
-	size_t i;
+	struct serve_seen *rec;
+	size_t *moved, i, kept = 0;
+	unsigned int j;
 
+	rec = calloc(set->cap ? set->cap : 1, sizeof(*rec));
+	moved = malloc((set->nr ? set->nr : 1) * sizeof(*moved));
+	if (!rec || !moved) {
+		free(rec);
+		free(moved);
+		return -1;
+	}
+	for (i = 0; i < set->nr; i++)
+		moved[i] = SIZE_MAX;
+	for (j = 0; j < nr; j++) {
+		i = *in_use[j];
+		if (moved[i] == SIZE_MAX) {
+			moved[i] = kept;
+			rec[kept++] = set->rec[i];
+		}
+		*in_use[j] = moved[i];
+	}
+	free(moved);
+	free(set->rec);
+	set->rec = rec;
 	for (i = 0; i < set->index_size; i++)
 		set->index[i] = 0;
-	set->nr = 0;
+	set->nr = kept;
+	for (i = 0; i < kept; i++)
+		serve_seen_index(set, i);
+	return 0;
 }
 
 void serve_seen_free(struct serve_seen_set *set)

@@ -306,4 +306,16 @@ r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
 ok $r "serve: one owner's flood of cached files: 32 at once, root's next (load ${order:-never}), 16 at its pace, 4 dropped"
 
+# 23. A user's file over SERVE_OWNER_FILE_MAX (256 MiB; sparse here) is
+# not read at all: refused by its size, counted; root's file is served.
+cp "$A" "$TMP/u/big" && chmod 775 "$TMP/u/big" && truncate -s 300M "$TMP/u/big"
+FAKEDEV_FRESH=$TMP/u/big:$B FAKEDEV_OWNER=1001 fake serve --once \
+	--cache "$TMP/cache3" --run-dir "$TMP/run"
+[ $st = 0 ] && grep -q "$TMP/u/big: 314572800 bytes, over the 268435456 a file of uid 1001 may have; not served" "$TMP/err" &&
+	! grep -q "^load $(file_id "$TMP/u/big") " "$TMP/log" &&
+	grep -q "^load $(file_id "$B") " "$TMP/log" && grep -q ", 1 failed, " "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
+ok $r "serve: a user's 300 MiB file refused by its size, unread; root's served"
+
 tap_done

@@ -3,7 +3,8 @@
  * sframectl serve's record of the files it handled (serve_seen.c), on
  * its own: each file found again by its identity after the set grew, a
  * changed file (size, modification time) a new record, no more than
- * SERVE_SEEN_MAX records, and a cleared set empty.
+ * SERVE_SEEN_MAX records, and a full set made to keep only the records
+ * of files in flight, renumbered.
  */
 #include <string.h>
 
@@ -25,6 +26,7 @@ static struct stat file_stat(unsigned long n)
 int main(void)
 {
 	struct serve_seen_set set = { 0 };
+	size_t in_flight[4], *in_use[4];
 	struct serve_seen *n, *first_rec;
 	unsigned long i, again = 0, found = 0;
 	struct stat st;
@@ -58,14 +60,28 @@ int main(void)
 	n = serve_remember(&set, &st, &first);
 	tap_ok(!n, "full: a changed file gets no record (SERVE_SEEN_MAX %d)",
 	       SERVE_SEEN_MAX);
-	serve_seen_clear(&set);
+	/* Files SERVE_SEEN_MAX - 1, 7 and 0 in flight, one named twice. */
+	in_flight[0] = SERVE_SEEN_MAX - 1;
+	in_flight[1] = 7;
+	in_flight[2] = 0;
+	in_flight[3] = 7;
+	for (i = 0; i < 4; i++)
+		in_use[i] = &in_flight[i];
+	tap_ok(!serve_seen_keep(&set, in_use, 4) && set.nr == 3,
+	       "full: all but the 3 files in flight forgotten (%zu kept)",
+	       set.nr);
+	tap_ok(in_flight[0] == 0 && in_flight[1] == 1 && in_flight[2] == 2 &&
+	       in_flight[3] == 1 &&
+	       set.rec[0].ino == 1000 + SERVE_SEEN_MAX - 1 &&
+	       set.rec[1].ino == 1007 && set.rec[2].ino == 1000 &&
+	       set.rec[2].no_sidecar,
+	       "those renumbered, each record with its file's identity and what was learnt");
+	st = file_stat(7);
 	n = serve_remember(&set, &st, &first);
-	tap_ok(n && first && set.nr == 1 && !n->no_sidecar,
-	       "cleared: the changed file is new, and nothing else is known");
-	st = file_stat(0);
+	tap_ok(n == &set.rec[1] && !first, "a file in flight found again");
+	st = file_stat(8);
 	n = serve_remember(&set, &st, &first);
-	tap_ok(n && first && set.nr == 2,
-	       "the file as it was is another record");
+	tap_ok(n && first && set.nr == 4, "a forgotten one is new");
 	serve_seen_free(&set);
 	return tap_done();
 }
