@@ -48,7 +48,7 @@
  */
 #define SERVE_OWNER_PACE_MS	125
 #define SERVE_OWNER_PACE_BYTES	(16LL << 20)
-#define SERVE_OWNER_BURST	32
+#define SERVE_OWNER_BURST	4
 #define SERVE_OWNER_FILE_MAX	(256LL << 20)
 /*
  * Sweeps to find again what was put off or dropped: at most one per
