@@ -193,12 +193,6 @@ struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
 	return sf;
 }
 
-/* Put what sframe_cache_sidecar_entry() gave. */
-void sframe_cache_put_entry(struct sframe_file *sf)
-{
-	sframe_file_put(sf);
-}
-
 /* Does @file have a sidecar now? */
 bool sframe_cache_has_sidecar(struct file *file)
 {

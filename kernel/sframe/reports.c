@@ -5,6 +5,7 @@
  * watcher came and mapped again, and the files the watcher's sweep finds
  * mapped; once per watcher, and per sweep.
  */
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/spinlock.h>
 
@@ -69,7 +70,7 @@ int sframe_file_sweep(struct file *file, unsigned int sweep)
 	if (!sframe_file_unidle(sf))
 		refcount_inc(&sf->ref);
 	flags = sf->report_flags;
-	owner = sf->load_owner;		/* its first mapper's, for a sweep */
+	owner = sf->load_owner;		/* whom its read was charged to */
 	spin_unlock(&sframe_files_lock);
 	own = sframe_load_report_file(file);
 	ret = own ? sframe_events_offer(own, flags, owner, &gen) : 0;

@@ -149,7 +149,6 @@ char *sframe_path_dup(struct file *file);
 /* bind.c */
 struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
 					       kuid_t *owner);
-void sframe_cache_put_entry(struct sframe_file *sf);
 int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
 			     struct sframe_sec *s, const u8 *build_id,
 			     u32 build_id_size);

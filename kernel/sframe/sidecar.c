@@ -143,7 +143,7 @@ static long sframe_sidecar_load_file(const struct sframe_sidecar_load *a)
 			sframe_sidecar_reject(file, &err);
 		}
 		if (sf)
-			sframe_cache_put_entry(sf);
+			sframe_file_put(sf);
 		goto out;
 	}
 	s->fills_gaps = a->flags & SFRAME_SIDECAR_FILL;

@@ -432,7 +432,6 @@ static int serve_sweep(struct serve *s)
 	return 0;
 }
 
-/* Must we sweep now? */
 /*
  * Must we sweep now: reports were lost, or files were put off, those a
  * sweep found are done, and the last sweep was long enough ago (--once:

@@ -5,7 +5,7 @@
  * being mapped now goes before what a sweep found; an owner but root has
  * at most SERVE_QUEUE_OWNER files waiting, one child fewer than --jobs,
  * --owner-cache-mb of disk cache a run, and its pace (SERVE_OWNER_PACE_MS
- * a report, SERVE_OWNER_BURST at once).
+ * a file, SERVE_OWNER_BURST at once).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -57,21 +57,29 @@ static long long serve_pace_cost(off_t size)
 }
 
 /*
+ * The credit that must be there before it is supplied: its cost, or for
+ * a file costing more than there can ever be, all there can be.
+ */
+static long long serve_pace_needed(off_t size)
+{
+	long long cost = serve_pace_cost(size);
+
+	return cost < SERVE_OWNER_CREDIT_MAX ? cost : SERVE_OWNER_CREDIT_MAX;
+}
+
+/*
  * May a file of @owner's, of @size bytes, be supplied now?  Root's
  * always may; another owner's when it has credit (a file costing more
  * than the most there can be: when the credit is full), spent if @take.
  */
 bool serve_paced(struct serve *s, uid_t owner, off_t size, bool take)
 {
-	long long cost = serve_pace_cost(size);
 	struct serve_share *sh;
 
 	if (!owner)
 		return true;
 	sh = serve_share(s, owner);
-	if (cost > SERVE_OWNER_CREDIT_MAX)
-		cost = SERVE_OWNER_CREDIT_MAX;
-	if (!sh || serve_credit(sh) < cost)
+	if (!sh || serve_credit(sh) < serve_pace_needed(size))
 		return false;
 	if (take)
 		sh->credit_ms -= serve_pace_cost(size);
@@ -93,7 +101,7 @@ void serve_pace_refund(struct serve *s, uid_t owner, off_t size)
  */
 int serve_pace_wait(struct serve *s)
 {
-	long long wait = -1, left, cost;
+	long long wait = -1, left;
 	struct serve_share *sh;
 	unsigned int i;
 
@@ -101,10 +109,8 @@ int serve_pace_wait(struct serve *s)
 		if (!s->queue[i].owner)
 			continue;
 		sh = serve_share(s, s->queue[i].owner);
-		cost = serve_pace_cost(s->seen.rec[s->queue[i].seen].size);
-		if (cost > SERVE_OWNER_CREDIT_MAX)
-			cost = SERVE_OWNER_CREDIT_MAX;
-		left = sh ? cost - serve_credit(sh) : SERVE_OWNER_PACE_MS;
+		left = sh ? serve_pace_needed(s->seen.rec[s->queue[i].seen].size) -
+			    serve_credit(sh) : SERVE_OWNER_PACE_MS;
 		/* With credit, it waits for a child, whose end wakes us. */
 		if (left <= 0)
 			continue;
