@@ -5,7 +5,7 @@
 # kept idle for idle_seconds and then given back.
 # needs: module
 # kernels: all
-# default: debian-6.1 debian-6.12 debug
+# default: debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 W=/workloads/v3-binutils-2.47/deep

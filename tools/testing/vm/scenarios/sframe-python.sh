@@ -8,7 +8,7 @@
 # and kernel memory.
 # needs: module python
 # kernels: all
-# default: debian-6.1 debian-6.12 debug
+# default: debian-6.1 debian-6.12
 # timeout: 600
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
