@@ -49,6 +49,8 @@ static LIST_HEAD(sframe_events);	/* oldest first */
 static unsigned int sframe_events_nr;
 static u64 sframe_events_lost;		/* since the reader last heard */
 static bool sframe_events_watched;
+/* What SFRAME_IOC_REPORT_MAPPED runs: the watcher's creator says. */
+static int (*sframe_events_sweep)(unsigned int sweep);
 /* Watchers so far: which one a file entry was reported to (reports.c). */
 static unsigned int sframe_events_gen;
 static DECLARE_WAIT_QUEUE_HEAD(sframe_events_wait);
@@ -289,7 +291,7 @@ static long sframe_events_ioctl(struct file *file, unsigned int cmd,
 		if (!++sweep)
 			sweep = 1;
 	}
-	ret = sframe_mms_sweep(sweep);
+	ret = sframe_events_sweep(sweep);
 	mutex_unlock(&sweep_lock);
 	return ret;
 }
@@ -304,8 +306,13 @@ static const struct file_operations sframe_events_fops = {
 	.llseek = noop_llseek,
 };
 
-/* SFRAME_IOC_WATCH: the watcher's descriptor, or -EBUSY if one exists. */
-int sframe_events_watch(void)
+/*
+ * SFRAME_IOC_WATCH: the watcher's descriptor, or -EBUSY if one exists.
+ * Its SFRAME_IOC_REPORT_MAPPED calls @sweep (sweep.c's sframe_mms_sweep(),
+ * which fills this queue: passed in, so that this file calls nothing
+ * that calls it back).
+ */
+int sframe_events_watch(int (*sweep)(unsigned int sweep))
 {
 	int fd;
 
@@ -315,6 +322,7 @@ int sframe_events_watch(void)
 		return -EBUSY;
 	}
 	sframe_events_watched = true;
+	sframe_events_sweep = sweep;
 	if (!++sframe_events_gen)	/* 0 means none */
 		sframe_events_gen = 1;
 	spin_unlock(&sframe_events_lock);

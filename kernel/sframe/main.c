@@ -39,23 +39,6 @@ MODULE_PARM_DESC(max_section_mb, "Largest .sframe section accepted, MiB (default
 
 static struct dentry *sframe_debugfs;
 
-/* The per-CPU counts summed; walk_ns_max is their maximum. */
-static void sframe_stats_sum(struct sframe_stats *sum)
-{
-	u64 *dst = (u64 *)sum, walk_ns_max = 0;
-	const struct sframe_stats *st;
-	unsigned int cpu, i;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&sframe_stats, cpu);
-		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
-			dst[i] += READ_ONCE(((const u64 *)st)[i]);
-		walk_ns_max = max(walk_ns_max, READ_ONCE(st->walk_ns_max));
-	}
-	sum->walk_ns_max = walk_ns_max;
-}
-
 static void sframe_show(struct seq_file *s, const char *name, u64 v)
 {
 	seq_printf(s, "%s: %llu\n", name, v);

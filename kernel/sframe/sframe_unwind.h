@@ -79,12 +79,14 @@ DECLARE_PER_CPU(struct sframe_stats, sframe_stats);
 #define sframe_count(field)		this_cpu_inc(sframe_stats.field)
 #define sframe_count_add(field, n)	this_cpu_add(sframe_stats.field, n)
 
+void sframe_stats_sum(struct sframe_stats *sum);	/* stats.c */
+
 /* Limits and switches, module parameters (main.c) */
 extern unsigned int sframe_max_cache_mb;	/* budget.c */
 extern unsigned int sframe_max_user_mb;		/* budget.c */
 extern unsigned int sframe_max_section_mb;	/* load.c */
 extern unsigned int sframe_idle_seconds;	/* files.c */
-extern bool sframe_enabled;			/* unwind.c */
+extern bool sframe_enabled;			/* stats.c */
 
 /* An address window [start, end); empty when start >= end. */
 struct sframe_window {
@@ -103,7 +105,7 @@ struct sframe_cursor {
 };
 
 /*
- * A walk's context (unwind.c): what sframe_user_lookup() and the register
+ * A walk's context (walk_user.h): what sframe_user_lookup() and the register
  * callback use.
  */
 struct sframe_user_ctx {
@@ -169,7 +171,7 @@ unsigned int sframe_events_need_sidecar(struct file *file, u32 flags,
 int sframe_events_offer(struct file *file, u32 flags, kuid_t owner,
 			unsigned int *gen);
 unsigned int sframe_events_current(void);
-int sframe_events_watch(void);
+int sframe_events_watch(int (*sweep)(unsigned int sweep));
 long sframe_events_queued(void);
 
 /* load.c */
@@ -186,6 +188,8 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries);
 #endif
+
+/* walk_user.c */
 int sframe_step_cache_init(void);
 void sframe_step_cache_exit(void);
 

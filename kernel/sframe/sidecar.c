@@ -235,7 +235,7 @@ static long sframe_dev_ioctl(struct file *file, unsigned int cmd,
 	case SFRAME_IOC_UNLOAD:
 		return sframe_sidecar_unload((const void __user *)arg);
 	case SFRAME_IOC_WATCH:
-		return sframe_events_watch();
+		return sframe_events_watch(sframe_mms_sweep);
 	case SFRAME_IOC_HAS_SIDECAR:
 		return sframe_sidecar_query((const void __user *)arg);
 	default:

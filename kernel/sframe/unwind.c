@@ -19,44 +19,6 @@
 #include "user_regs.h"
 #include "walk_user.h"
 
-bool sframe_enabled = true;
-DEFINE_PER_CPU(struct sframe_stats, sframe_stats);
-
-/* The interrupted frame's registers, by DWARF number. */
-static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
-{
-	return sframe_regs_dwarf(((struct sframe_user_ctx *)ctx)->regs, reg,
-				 val);
-}
-
-/* The walk compares its read callback with this and then reads inline. */
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
-{
-	return sframe_user_read_inline(addr, val, n);
-}
-
-const struct sframe_walk_ops sframe_user_ops = {
-	.read = sframe_user_read,
-	.lookup = sframe_user_lookup,
-	.reg = sframe_user_reg,
-};
-
-/* The step caches (walk_user.h), allocated once the module loads. */
-struct sframe_step_caches __percpu *sframe_step_caches;
-
-int sframe_step_cache_init(void)
-{
-	sframe_step_caches = alloc_percpu(struct sframe_step_caches);
-	return sframe_step_caches ? 0 : -ENOMEM;
-}
-
-/* Once no walk can be running. */
-void sframe_step_cache_exit(void)
-{
-	free_percpu(sframe_step_caches);
-	sframe_step_caches = NULL;
-}
-
 /*
  * sframe_walk_user_raw(), counted in the statistics (per CPU: a sample's
  * CPU only).

@@ -2,7 +2,7 @@
 /*
  * The walk of the current task's user stack, inline in each caller so
  * that the consumer of its return addresses is too: the walkers that
- * replace the kernel's (unwind.c, which owns the step caches) and the
+ * replace the kernel's (unwind.c; walk_user.c owns the step caches) and the
  * benchmark (walk_bench.c).
  */
 #ifndef _SFRAME_WALK_USER_H
@@ -18,7 +18,7 @@
 #include "sframe_unwind.h"
 #include "user_regs.h"
 
-/* The module's walk callbacks (unwind.c). */
+/* The module's walk callbacks (walk_user.c). */
 extern const struct sframe_walk_ops sframe_user_ops;
 
 /*
