@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl load, unload and status: the commands on the module's device.
+ * load takes one object (load.c), every object of the system
+ * (load_system.c) or the vDSO's (vdso.c); status lists what the module
+ * holds and what the service says (serve_status.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include <sframe/ioctl.h>
+#include "load.h"
+
+int sframe_load_command(int argc, char **argv)
+{
+	struct sframe_load_totals t = { 0 };
+	bool force = false;
+	u32 flags = 0;
+	int dev, ret;
+
+	if (argc >= 2 && !strcmp(argv[1], "--force")) {
+		force = true;		/* test the kernel's own checks */
+		argc--;
+		argv++;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--fill")) {
+		flags = SFRAME_SIDECAR_FILL;
+		argc--;
+		argv++;
+	}
+	if (argc >= 2 && !force && !flags && !strcmp(argv[1], "--system")) {
+		bool dry = argc >= 3 && !strcmp(argv[2], "--dry-run");
+
+		dev = dry ? -1 : sframe_open_device();
+		if (dev < 0 && !dry)
+			return EXIT_USAGE;
+		ret = sframe_load_system(dev, argc - 2 - dry, argv + 2 + dry);
+		ret = sframe_vdso_load(dev) ?: ret;
+		if (dev >= 0)
+			close(dev);
+		return ret;
+	}
+	if (argc == 2 && !force && !flags && !strcmp(argv[1], "--vdso")) {
+		dev = sframe_open_device();
+		if (dev < 0)
+			return EXIT_USAGE;
+		ret = sframe_vdso_load(dev);
+		close(dev);
+		return ret;
+	}
+	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: sframectl load [--force] [--fill] ELF [SIDECAR]\n"
+				"       sframectl load --system [--dry-run] [DIR...]\n"
+				"       sframectl load --vdso\n");
+		return EXIT_USAGE;
+	}
+	dev = sframe_open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	ret = sframe_load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, flags,
+			      false, force, &t);
+	close(dev);
+	if (ret == -ENODATA) {
+		printf("%s: its own .sframe leaves nothing to fill\n", argv[1]);
+		ret = 0;
+	}
+	return ret;
+}
+
+int sframe_unload_command(int argc, char **argv)
+{
+	struct sframe_sidecar_unload arg = { 0 };
+	char msg[SFRAME_MSG_MAX] = "";
+	int dev, ret = 0;
+
+	if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--vdso"))) {
+		fprintf(stderr, "usage: sframectl unload ELF | unload --vdso\n");
+		return EXIT_USAGE;
+	}
+	dev = sframe_open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	if (!strcmp(argv[1], "--vdso")) {
+		ret = sframe_vdso_unload(dev);
+		close(dev);
+		return ret;
+	}
+	arg.fd = sframe_open(argv[1], msg, sizeof(msg));
+	if (arg.fd < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", argv[1], msg);
+		close(dev);
+		return EXIT_USAGE;
+	}
+	if (ioctl(dev, SFRAME_IOC_UNLOAD, &arg)) {
+		if (errno == ENOENT)
+			fprintf(stderr, "sframectl: %s: no sidecar loaded\n",
+				argv[1]);
+		else
+			fprintf(stderr, "sframectl: %s: %s\n", argv[1],
+				strerror(errno));
+		ret = errno == ENOENT ? EXIT_INVALID : EXIT_USAGE;
+	} else {
+		printf("%s: unloaded\n", argv[1]);
+	}
+	close(arg.fd);
+	close(dev);
+	return ret;
+}
+
+/* sframectl status [--run-dir DIR]: the module's sidecars, the service */
+int sframe_status_command(int argc, char **argv)
+{
+	const char *run_dir = SFRAME_RUN_DIR;
+	char buf[4096];
+	ssize_t n;
+	int dev;
+
+	if (argc == 3 && !strcmp(argv[1], "--run-dir")) {
+		run_dir = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: sframectl status [--run-dir DIR]\n");
+		return EXIT_USAGE;
+	}
+	dev = sframe_open_device();
+	if (dev < 0)
+		return EXIT_USAGE;
+	while ((n = read(dev, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(dev);
+	if (n < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", SFRAME_DEVICE,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return sframe_serve_show(stdout, run_dir) ? EXIT_INVALID : 0;
+}
