@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A CPU-bound recursive pure-Python function, for profiling Python's C stack.
+"""A CPU-bound recursive Python function, for profiling Python's C stack.
 
-Usage: python3 -I -S pyrecurse.py SECONDS [DEPTH [WORKERS]]
+Usage: python3 -I -S pyrecurse.py [--callback] SECONDS [DEPTH [WORKERS]]
 
 Calls descend(DEPTH) over and over for SECONDS seconds and prints how many
-descents it made.  With WORKERS, the process forks that many workers (no
+descents it made.  With --callback, each level calls the next through the
+C extension pycallback (pycallback.so, beside this file), so that the
+native stack goes Python -> C -> Python -> C ... DEPTH times, and the
+leaf spins in Python.  With WORKERS, the process forks that many workers (no
 exec), each of which does the same while the parent waits; every process
 prints "pid PID parent|worker" first.  Only built-in modules are imported
 (posix, not os, for fork), so that the guest's initramfs needs nothing of
@@ -17,6 +20,8 @@ import sys
 import time
 
 DEFAULT_DEPTH = 40
+# Arithmetic rounds at the leaf of a --callback descent: most of its time.
+LEAF_ROUNDS = 2000
 
 
 def descend(depth):
@@ -26,23 +31,23 @@ def descend(depth):
     return descend(depth - 1) * 3 % 1000003 + depth
 
 
-def spin(seconds, depth):
-    """Run descend() for the given number of seconds."""
+def spin(seconds, depth, descent=descend):
+    """Run descent(depth) for the given number of seconds."""
     end = time.monotonic() + seconds
     descents = 0
     while time.monotonic() < end:
-        descend(depth)
+        descent(depth)
         descents += 1
     print(f"pyrecurse: {descents} descents {depth} deep in {seconds:g} s", flush=True)
 
 
-def fork_workers(workers, seconds, depth):
+def fork_workers(workers, seconds, depth, descent):
     """Fork workers that spin; wait for them; return 0 when all succeeded."""
     failed = 0
     for _ in range(workers):
         if posix.fork() == 0:
             print(f"pid {posix.getpid()} worker", flush=True)
-            spin(seconds, depth)
+            spin(seconds, depth, descent)
             posix._exit(0)
     for _ in range(workers):
         _, status = posix.waitpid(-1, 0)
@@ -52,6 +57,10 @@ def fork_workers(workers, seconds, depth):
 
 def main(argv):
     """Spin for the given number of seconds, in workers if asked."""
+    descent = descend
+    if argv[1:2] == ["--callback"]:
+        descent = callback_descent()
+        argv = argv[:1] + argv[2:]
     if len(argv) not in (2, 3, 4):
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
@@ -59,9 +68,30 @@ def main(argv):
     depth = int(argv[2]) if len(argv) >= 3 else DEFAULT_DEPTH
     if len(argv) == 4:
         print(f"pid {posix.getpid()} parent", flush=True)
-        return fork_workers(int(argv[3]), seconds, depth)
-    spin(seconds, depth)
+        return fork_workers(int(argv[3]), seconds, depth, descent)
+    spin(seconds, depth, descent)
     return 0
+
+
+def callback_descent():
+    """Return a descent whose every level calls the next through pycallback.
+
+    pycallback is imported from this file's folder, which -I leaves off
+    sys.path.
+    """
+    sys.path.insert(0, __file__.rpartition("/")[0] or ".")
+    import pycallback  # pylint: disable=import-outside-toplevel,import-error
+
+    def descend_through_c(depth):
+        """Recurse depth levels deep, each through pycallback; spin at the leaf."""
+        if depth == 0:
+            value = 1
+            for i in range(LEAF_ROUNDS):
+                value = (value * 3 + i) % 1000003
+            return value
+        return pycallback.call(descend_through_c, depth - 1) + depth
+
+    return descend_through_c
 
 
 if __name__ == "__main__":
