@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """A CPU-bound recursive Python function, for profiling Python's C stack.
 
-Usage: python3 -I -S pyrecurse.py [--callback] SECONDS [DEPTH [WORKERS]]
+Usage: python3 -I -S pyrecurse.py [--callback|--qsort] SECONDS [DEPTH [WORKERS]]
 
 Calls descend(DEPTH) over and over for SECONDS seconds and prints how many
 descents it made.  With --callback, each level calls the next through the
 C extension pycallback (pycallback.so, beside this file), so that the
 native stack goes Python -> C -> Python -> C ... DEPTH times, and the
-leaf spins in Python.  With WORKERS, the process forks that many workers (no
-exec), each of which does the same while the parent waits; every process
-prints "pid PID parent|worker" first.  Only built-in modules are imported
-(posix, not os, for fork), so that the guest's initramfs needs nothing of
-the standard library beyond what the interpreter loads at start-up
-(vmlib/initramfs.py copies exactly that).
+leaf spins in Python; with --qsort, through libc's qsort and a ctypes
+comparator (libffi's closures) instead.  With WORKERS, the process forks
+that many workers (no exec), each of which does the same while the parent
+waits; every process prints "pid PID parent|worker" first.  Only built-in
+modules are imported (posix, not os, for fork), and ctypes for --qsort,
+so that the guest's initramfs needs nothing of the standard library
+beyond what `pyrecurse.py --qsort 0` loads (vmlib/initramfs.py copies
+exactly that).
 """
 
 import posix
@@ -58,8 +60,8 @@ def fork_workers(workers, seconds, depth, descent):
 def main(argv):
     """Spin for the given number of seconds, in workers if asked."""
     descent = descend
-    if argv[1:2] == ["--callback"]:
-        descent = callback_descent()
+    if argv[1:2] and argv[1] in THROUGH_C:
+        descent = THROUGH_C[argv[1]]()
         argv = argv[:1] + argv[2:]
     if len(argv) not in (2, 3, 4):
         print(__doc__.splitlines()[2], file=sys.stderr)
@@ -71,6 +73,14 @@ def main(argv):
         return fork_workers(int(argv[3]), seconds, depth, descent)
     spin(seconds, depth, descent)
     return 0
+
+
+def leaf_spin():
+    """The leaf of a descent through C: a little arithmetic, in Python."""
+    value = 1
+    for i in range(LEAF_ROUNDS):
+        value = (value * 3 + i) % 1000003
+    return value
 
 
 def callback_descent():
@@ -85,13 +95,46 @@ def callback_descent():
     def descend_through_c(depth):
         """Recurse depth levels deep, each through pycallback; spin at the leaf."""
         if depth == 0:
-            value = 1
-            for i in range(LEAF_ROUNDS):
-                value = (value * 3 + i) % 1000003
-            return value
+            return leaf_spin()
         return pycallback.call(descend_through_c, depth - 1) + depth
 
     return descend_through_c
+
+
+def qsort_descent():
+    """Return a descent whose every level calls the next from libc's qsort.
+
+    Each level sorts the pair (depth, 0) with a ctypes comparator (a libffi
+    closure), which qsort calls exactly once: that call descends one
+    level more.
+    """
+    # pylint: disable=import-outside-toplevel
+    import ctypes
+
+    libc = ctypes.CDLL("libc.so.6")
+    compare_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                    ctypes.POINTER(ctypes.c_int))
+
+    def compare(left, right):
+        """Descend one level below the qsort that called; order the ints."""
+        descend_through_qsort(left[0] + right[0] - 1)
+        return left[0] - right[0]
+
+    comparator = compare_type(compare)
+
+    def descend_through_qsort(depth):
+        """Recurse depth levels deep, each through qsort; spin at the leaf."""
+        if depth == 0:
+            return leaf_spin()
+        pair = (ctypes.c_int * 2)(depth, 0)
+        libc.qsort(pair, 2, ctypes.sizeof(ctypes.c_int), comparator)
+        return pair[0] + depth
+
+    return descend_through_qsort
+
+
+# The options that make each level of the descent go through C.
+THROUGH_C = {"--callback": callback_descent, "--qsort": qsort_descent}
 
 
 if __name__ == "__main__":
