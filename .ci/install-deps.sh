@@ -33,6 +33,7 @@ packages="
 	perl
 	llvm
 	python3
+	python3-dev
 	python3-docutils
 	qemu-system-arm
 	qemu-system-x86
