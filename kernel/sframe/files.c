@@ -16,6 +16,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 
 #include "cache.h"
 #include "kcompat.h"
@@ -443,11 +444,12 @@ int sframe_cache_show_files(struct seq_file *s)
 			   READ_ONCE(sf->status), sf->charge.bytes +
 			   (obj && obj->embedded ? obj->embedded->charge.bytes : 0));
 		if (side)
-			seq_printf(s, "; sidecar%s v%u, %u FDEs, %zu bytes%s",
+			seq_printf(s, "; sidecar%s v%u, %u FDEs, %zu bytes%s, uid %u",
 				   side->fills_gaps ? " filling gaps" : "",
 				   side->sec.version, side->sec.num_fdes,
 				   side->charge.bytes,
-				   sframe_file_sidecar_lasts(sf));
+				   sframe_file_sidecar_lasts(sf),
+				   from_kuid(&init_user_ns, side->charge.uid));
 		if (!list_empty(&sf->idle))
 			seq_printf(s, "; idle %lu s",
 				   (jiffies - sf->idle_since) / HZ);

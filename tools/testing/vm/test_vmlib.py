@@ -20,8 +20,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import arch, bpfcheck, channel, console, forkcheck, initramfs, kmods, ktap, \
-    machinecode, scenario, stackcheck, sysimage, sysroot  # noqa: E402
+from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, kmods, \
+    ktap, machinecode, scenario, stackcheck, sysimage, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -631,6 +631,35 @@ class TestArch(unittest.TestCase):
         depends = "libc6 (>= 2.34), libperl5.36 (>= 5.36.0) | perl-base, perl:any"
         self.assertEqual(sysroot._first_alternatives(depends),
                          ["libc6", "libperl5.36", "perl"])
+
+    def test_container_keeps_the_packages_links_in_a_merged_usr(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = os.path.join(tmp, "sysroot")
+            lib = os.path.join(root, "usr/lib/x86_64-linux-gnu")
+            os.makedirs(lib)
+            os.makedirs(os.path.join(root, "usr/lib64"))
+            for name in ("libz.so.1.3", "ld.so"):
+                with open(os.path.join(lib, name), "w") as f:
+                    f.write(name)
+            os.symlink("libz.so.1.3", os.path.join(lib, "libz.so.1"))
+            os.symlink("../lib/x86_64-linux-gnu/ld.so", os.path.join(root, "usr/lib64/ld.so"))
+            for link, target in container.MERGED.items():
+                os.symlink(target, os.path.join(root, link))
+            fake = type("S", (), {"root": root,
+                                  "path": lambda self, p: os.path.join(root, p.lstrip("/"))})()
+            tree = initramfs.Initramfs(os.path.join(tmp, "tree"))
+            for path in ("/lib64/ld.so", "/lib/x86_64-linux-gnu/libz.so.1"):
+                container._pack(tree, fake, path)
+            guest = os.path.join(tree.root, container.GUEST_ROOT.lstrip("/"), "usr")
+            self.assertEqual(os.readlink(os.path.join(guest, "lib64/ld.so")),
+                             "../lib/x86_64-linux-gnu/ld.so")
+            self.assertEqual(os.readlink(os.path.join(guest, "lib/x86_64-linux-gnu/libz.so.1")),
+                             "libz.so.1.3")
+            for name in ("ld.so", "libz.so.1.3"):
+                path = os.path.join(guest, "lib/x86_64-linux-gnu", name)
+                self.assertFalse(os.path.islink(path))
+                with open(path) as f:
+                    self.assertEqual(f.read(), name)
 
     def test_aarch64_calls(self):
         with tempfile.TemporaryDirectory() as tmp:
