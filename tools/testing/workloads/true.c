@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * true: exit at once.  Built with SFrame and without frame pointers, it is
- * what mmapbench execs to time the cost of mapping an SFrame executable.
+ * true: exit at once.  What mmapbench execs to time the cost of mapping an
+ * executable: built with SFrame and without frame pointers (sframe/true),
+ * and without SFrame, for the service to give a sidecar (nosframe/true).
  */
 int main(void)
 {

@@ -1,20 +1,26 @@
 #!/bin/sh
-# bench-mmap: extra time per exec and per dlopen/dlclose of an SFrame object
-# with the module loaded (perf not running), from loop benchmarks; runs
-# without and with the module alternate to even out drift, and each figure
-# is the median of its rounds.
+# bench-mmap: extra time per exec and per dlopen/dlclose with the module
+# loaded, and with the module and `sframectl serve` (perf not running), from
+# loop benchmarks: of an SFrame object (sframe/true, sframe/libdeepso.so)
+# and of one without, which the service gives a sidecar (nosframe/true,
+# nosframe/libdeepso.so: a stock Debian system's case).  Runs without the
+# module, with it, and with it and the service alternate to even out drift,
+# and each figure is the median of its rounds.
 # needs: module
 # kernels: debian-6.12
 # default: none
-# timeout: 300
+# timeout: 420
 . /vmtest/lib.sh
 B=/workloads/project/mmapbench
-TRUE=/workloads/project/sframe/true
-LIB=/workloads/project/sframe/libdeepso.so
+SF=/workloads/project/sframectl
+CACHE=/tmp/sidecar-cache
 ROUNDS="1 2 3"
-# loop lengths: a few seconds per run under TCG
-EXEC_N=200
-DLOPEN_N=2000
+CONFIGS="stock module service"
+# name, mode, loop length (a few seconds per run under TCG), target
+TARGETS="exec_sframe exec 60 /workloads/project/sframe/true
+exec_nosframe exec 60 /workloads/project/nosframe/true
+dlopen_sframe dlopen 600 /workloads/project/sframe/libdeepso.so
+dlopen_nosframe dlopen 600 /workloads/nosframe/libdeepso.so"
 
 # bench MODE N TARGET: run one loop, print its mean microseconds per operation.
 bench()
@@ -25,6 +31,14 @@ bench()
 		exit 1
 	fi
 	echo "$us"
+}
+
+# bench_all N: every target once, loops of 1/N of their length.
+bench_all()
+{
+	echo "$TARGETS" | while read -r name mode n target; do
+		bench $mode $((n / $1)) $target > /dev/null
+	done
 }
 
 # cache_state: files cached, kernel bytes and sections loaded, as one word.
@@ -40,50 +54,88 @@ median()
 		END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-: > /tmp/exec.stock
-: > /tmp/exec.module
-: > /tmp/dlopen.stock
-: > /tmp/dlopen.module
+# service_state: what sframectl status says, but for the service's uptime.
+service_state()
+{
+	$SF status | grep -v '^service: running, '
+}
+
+# served LOG FILE...: wait for the service (its LOG) to load the sidecar
+# of each FILE.
+served()
+{
+	sv_log=$1
+	shift
+	for f in "$@"; do
+		wait_text "$sv_log" "$f: loaded" 60 ||
+			result fail "$f: no sidecar within 60 s of its mapping"
+	done
+}
+
 for round in $ROUNDS; do
-	for config in stock module; do
-		if [ $config = module ]; then
+	for config in $CONFIGS; do
+		if [ $config != stock ]; then
 			load_module sframe_unwind
-			# map both objects until the cache has them: a
+			if [ $config = service ]; then
+				serve "service$round" || exit 1
+				bench_all 10
+				served /tmp/service$round.log \
+					/workloads/project/nosframe/true \
+					/workloads/nosframe/libdeepso.so
+			fi
+			# map every object until the cache has them: a
 			# process that is gone before its map is scanned
 			# leaves nothing, so one short run may not be enough
 			before=
 			for warm in 1 2 3 4 5; do
-				bench exec 20 $TRUE > /dev/null
-				bench dlopen 200 $LIB > /dev/null
+				bench_all 10
 				sleep 1
 				state=$(cache_state)
 				[ "$state" = "$before" ] && break
 				before=$state
 			done
+			[ $config = service ] && service_state > /tmp/status.before
 		fi
-		bench exec $EXEC_N $TRUE >> /tmp/exec.$config
-		bench dlopen $DLOPEN_N $LIB >> /tmp/dlopen.$config
-		echo "round $round $config: exec $(tail -n 1 /tmp/exec.$config) us," \
-			"dlopen $(tail -n 1 /tmp/dlopen.$config) us"
-		if [ $config = module ]; then
-			sleep 1
-			after=$(cache_state)
-			if [ "$before" = "$after" ]; then
-				result ok "round $round: cache stayed at $after (files/bytes/loads)" \
-					"over $EXEC_N execs and $DLOPEN_N dlopens"
+		line="round $round $config:"
+		echo "$TARGETS" | {
+			while read -r name mode n target; do
+				us=$(bench $mode $n $target)
+				echo "$us" >> /tmp/$name.$config
+				line="$line $name $us us"
+			done
+			echo "$line"
+		}
+		[ $config = stock ] && continue
+		sleep 1
+		after=$(cache_state)
+		if [ "$before" = "$after" ]; then
+			result ok "round $round $config: cache stayed at $after" \
+				"(files/bytes/loads) over the loops"
+		else
+			result fail "round $round $config: cache grew from $before" \
+				"to $after (files/bytes/loads) over the loops"
+		fi
+		if [ $config = service ]; then
+			service_state > /tmp/status.after
+			if diff /tmp/status.before /tmp/status.after; then
+				result ok "round $round service: nothing read," \
+					"generated or loaded over the loops"
 			else
-				result fail "round $round: cache grew from $before to $after" \
-					"(files/bytes/loads) over the loops"
+				result fail "round $round service: its status" \
+					"changed over the loops"
 			fi
-			rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+			stop_serve "service$round"
 		fi
+		rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
 	done
 done
-for mode in exec dlopen; do
-	stock=$(median /tmp/$mode.stock)
-	module=$(median /tmp/$mode.module)
-	metric ${mode}_us_stock "$stock"
-	metric ${mode}_us_module "$module"
-	metric ${mode}_extra_us "$(awk "BEGIN { printf \"%.1f\", $module - $stock }")"
-	metric ${mode}_ratio "$(awk "BEGIN { printf \"%.3f\", $module / $stock }")"
+echo "$TARGETS" | while read -r name mode n target; do
+	stock=$(median /tmp/$name.stock)
+	metric ${name}_us_stock "$stock"
+	for config in module service; do
+		us=$(median /tmp/$name.$config)
+		metric ${name}_us_$config "$us"
+		metric ${name}_ratio_$config \
+			"$(awk "BEGIN { printf \"%.3f\", $us / $stock }")"
+	done
 done
