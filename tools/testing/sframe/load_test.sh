@@ -253,13 +253,15 @@ ok $? "load --fill with nothing to fill: says so, no ioctl (exit $st)"
 # 18. What is being mapped now comes first: a sweep finds sframectl's
 # libraries, none cached, and $A is reported mapped after them.  With two
 # children, swept files take one; $A has the other at once, and is
-# loaded first or second, not after the libraries.
+# loaded first or second, not after the libraries (8th of 9 first come,
+# first served).  A busy machine may let the other child finish two more
+# meanwhile: 4th at most.
 rm -rf "$TMP/cache2"
 mkdir "$TMP/cache2"
 FAKEDEV_MAPPED=${MAPPED#*:} FAKEDEV_FRESH=$A fake serve --once \
 	--jobs 2 --cache "$TMP/cache2" --run-dir "$TMP/run"
 order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$A") " | cut -d: -f1)
-[ $st = 0 ] && [ -n "$order" ] && [ "$order" -le 2 ] &&
+[ $st = 0 ] && [ -n "$order" ] && [ "$order" -le 4 ] &&
 	[ "$(grep -c '^load ' "$TMP/log")" -ge 5 ]
 r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/err" >&2
@@ -268,7 +270,9 @@ ok $r "serve: a file mapped now is loaded before a sweep's backlog (load ${order
 # 19. An owner's share: uid 1001 is reported mapping 20 files it may
 # write (not root's, though root made them).  With two children it has
 # one; 16 of its files wait, and the rest are dropped and counted.  Root's
-# file reported after them starts at once on the other child.
+# file reported after them starts at once on the other child: loaded 1st
+# or 2nd, 18th without the share; under load the user's child may finish
+# a few more meanwhile (6th seen with a VM sharing the cores): 9th at most.
 mkdir -p "$TMP/u"
 chmod go-w "$B"
 USERS=
@@ -282,7 +286,7 @@ FAKEDEV_FRESH=$USERS:$B FAKEDEV_OWNER=1001 fake serve --once --jobs 2 \
 	--cache "$TMP/cache3" --run-dir "$TMP/run"
 order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$B") " | cut -d: -f1)
 [ $st = 0 ] && [ "$(grep -c "files of uid 1001 waiting already; dropped" "$TMP/err")" = 3 ] &&
-	[ "$(grep -c '^load ' "$TMP/log")" = 18 ] && [ -n "$order" ] && [ "$order" -le 2 ] &&
+	[ "$(grep -c '^load ' "$TMP/log")" = 18 ] && [ -n "$order" ] && [ "$order" -le 9 ] &&
 	grep -q ", 3 failed, " "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
@@ -291,7 +295,9 @@ ok $r "serve: one owner's 20 files: 17 served, 3 dropped for its share; root's f
 # 20. An owner's pace: uid 1001 is reported mapping 52 files whose
 # sidecar is cached (test 19's), then root's $B.  Its credit supplies 4
 # at once; 16 wait for credit, 32 are dropped; root's file is loaded
-# next, the 5th, not after the user's 52.
+# next, the 5th, not after the user's 52 (21st without the pace).  On a
+# busy machine the pace may give the user one or two more first: 8th at
+# most.
 for i in $(seq 21 52); do
 	cp "$A" "$TMP/u/$i" && chmod 775 "$TMP/u/$i"
 	USERS=$USERS:$TMP/u/$i
@@ -299,7 +305,7 @@ done
 FAKEDEV_FRESH=$USERS:$B FAKEDEV_OWNER=1001 fake serve --once --jobs 2 \
 	--cache "$TMP/cache3" --run-dir "$TMP/run"
 order=$(grep '^load ' "$TMP/log" | grep -n "^load $(file_id "$B") " | cut -d: -f1)
-[ $st = 0 ] && [ "$order" = 5 ] &&
+[ $st = 0 ] && [ -n "$order" ] && [ "$order" -le 8 ] &&
 	[ "$(grep -c "files of uid 1001 waiting already; dropped" "$TMP/err")" = 32 ] &&
 	[ "$(grep -c '^load ' "$TMP/log")" = 21 ]
 r=$?
