@@ -20,6 +20,7 @@ packages="
 	file
 	flex
 	gcc-aarch64-linux-gnu
+	golang-go
 	gzip
 	kmod
 	libc6-arm64-cross
@@ -37,6 +38,7 @@ packages="
 	qemu-system-arm
 	qemu-system-x86
 	rsync
+	rustc
 	sparse
 	systemd
 	xz-utils
