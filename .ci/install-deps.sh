@@ -20,6 +20,7 @@ packages="
 	file
 	flex
 	gcc-aarch64-linux-gnu
+	golang-go
 	gzip
 	kmod
 	libc6-arm64-cross
@@ -38,6 +39,7 @@ packages="
 	qemu-system-arm
 	qemu-system-x86
 	rsync
+	rustc
 	sparse
 	systemd
 	xz-utils

@@ -92,6 +92,7 @@ struct sframe_walk {
 	bool exact_ip;			/* ip was interrupted, not a return address */
 	bool sp_exact;			/* sp is the frame's, not a lower bound */
 	bool ra_known;			/* after a signal frame */
+	bool stack_switched;		/* the FP chain went below SP once */
 	enum sframe_walk_stop stop;
 	unsigned int sframe_steps;
 	unsigned int fp_steps;

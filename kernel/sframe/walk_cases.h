@@ -198,9 +198,19 @@ static const struct walk_case walk_cases_x86_64[] = {
 		.want_stop = SFRAME_STOP_MISALIGNED,
 	},
 	{
-		.name = "frame pointer below SP in the chain",
+		/*
+		 * The chain leads below SP once, to the stack before a switch
+		 * (Go's cgo: C on the system stack, its caller's record on the
+		 * goroutine's); below SP a second time it ends.
+		 */
+		.name = "frame pointer below SP in the chain, twice",
 		.ip = TEXT(0x0800), .sp = STACK(0x100), .fp = STACK(0x80),
 		.no_sframe_below = 0x1000,
+		.words = {
+			{ 0x80, STACK(0x40) },
+			{ 0x88, TEXT(0x0900) },
+		},
+		.want = { TEXT(0x0900) },
 		.want_stop = SFRAME_STOP_FP_CHAIN,
 	},
 	{

@@ -197,18 +197,24 @@ static bool sframe_walk_rule(struct sframe_walk *w,
  * A frame record: saved FP at *FP, return address just above it.  Where
  * the record ends the frame (x86-64), the caller's SP is just above it;
  * elsewhere that is only a lower bound, which the chain check still uses.
+ * With @may_switch (a frame SFrame does not describe), the chain may lead
+ * below SP once in a walk: to the stack the code ran on before a switch
+ * (Go's cgo calls run C on the thread's system stack, and the frame
+ * pointers lead back to the goroutine's stack, below it), which the stock
+ * walker follows; twice would let a walk loop.  FP 0 ends the chain.
  */
-static bool sframe_walk_fp(struct sframe_walk *w)
+static bool sframe_walk_fp(struct sframe_walk *w, bool may_switch)
 {
 	u64 frame[2];			/* saved FP, return address */
 
-	if (w->fp < w->sp)
+	if (w->fp < w->sp && (!w->fp || !may_switch || w->stack_switched))
 		return sframe_walk_fail(w, SFRAME_STOP_FP_CHAIN);
 	if (w->fp & (WORD - 1))
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 	if (sframe_read(w, w->fp, frame, 2))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 
+	w->stack_switched |= w->fp < w->sp;
 	w->ip = frame[1] & w->ra_mask;
 	w->sp = w->fp + 2 * WORD;
 	w->sp_exact = w->arch->record_sets_sp;
@@ -412,7 +418,7 @@ static bool sframe_walk_fp_floor(struct sframe_walk *w)
 	if (stop == SFRAME_STOP_OUTERMOST)
 		return false;
 	w->stop = SFRAME_STOP_NONE;
-	if (!sframe_walk_fp(w)) {
+	if (!sframe_walk_fp(w, !stop)) {
 		if (stop)
 			w->stop = stop;
 		return false;

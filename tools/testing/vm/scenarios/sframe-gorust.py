@@ -1,0 +1,106 @@
+"""Host half of sframe-gorust: Go and Rust samples judged by their outermost frame.
+
+A sample is measured when its user-space leaf is one of the workload's own
+functions (not the runtime's start-up, its garbage collector or the
+loader), and complete when its outermost user frame is the one every walk
+of that program must end at: runtime.goexit for a Go goroutine (the
+return address runtime.main's frame holds; perf prints it with Go's ABI
+suffix, runtime.goexit.abi0), _start for Rust, whose main is reached
+through libc's __libc_start_call_main and __libc_start_main.
+"""
+
+from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, parse_perf_samples, worse_than_stock
+
+# name: (command name, leaves measured, outermost frame's name prefix,
+# the frame of the call into C, the frame called back from C or None).
+PROGRAMS = {
+    "go": ("gorecurse", {"main.goLeaf", "main.recurse", "c_leaf", "c_spin"},
+           "runtime.goexit", "c_leaf", None),
+    "rust": ("rustrecurse", {"rust_leaf", "rust_recurse", "rust_callback", "c_through"},
+             "_start", "c_through", "rust_callback"),
+}
+COMPLETE_BOUND = 0.98
+# The stock walker's bound for Rust: without frame pointers it stops at
+# the leaf's caller at best.
+RUST_STOCK_BOUND = 0.10
+# Complete samples that went through C: the workloads spend about half
+# their time there, so a fifth at least.
+FFI_SHARE_BOUND = 0.20
+
+
+def check(run):
+    """Measure each recording; assert the module's completeness and never-worse."""
+    measured = {}
+    for mode in ("go-stock", "go-bare", "go-module", "rust-stock", "rust-module"):
+        measured[mode] = measure(run, mode, *PROGRAMS[mode.partition("-")[0]])
+    for program in ("go", "rust"):
+        module = measured[f"{program}-module"]
+        if module:
+            bound(run, f"{program}-module: complete", module[0], ">=", COMPLETE_BOUND)
+            bound(run, f"{program}-module: complete samples through C",
+                  module[2] / max(module[3], 1), ">=", FFI_SHARE_BOUND)
+    if measured["rust-stock"]:
+        bound(run, "rust-stock: complete", measured["rust-stock"][0], "<", RUST_STOCK_BOUND)
+    for mode in ("go-bare", "go-module"):
+        if measured[mode] and measured["go-stock"]:
+            never_worse(run, mode, measured[mode], measured["go-stock"])
+
+
+def measure(run, mode, comm, leaves, outermost, into_c, back):
+    """Return (complete share, {leaf: mean user frames}, complete through C, complete).
+
+    Reports <mode>_complete_pct, <mode>_samples, <mode>_mean_frames (of
+    the measured samples) and <mode>_ffi_samples, with mode's dash an
+    underscore.
+    """
+    perf = run.artefacts.get(f"{mode}.perf")
+    if perf is None:
+        run.fail(f"{mode}: no perf output")
+        return None
+    text = perf.decode(errors="replace")
+    samples = complete = ffi = 0
+    depths = {}
+    for name, frames in parse_perf_samples(text):
+        user = [f.sym for f in frames if int(f.ip, 16) < USER_TOP]
+        if name != comm or not user or user[0] not in leaves:
+            continue
+        samples += 1
+        depths.setdefault(user[0], []).append(len(user))
+        if not user[-1].startswith(outermost):
+            continue
+        complete += 1
+        ffi += into_c in user and (back is None or back in user)
+    label = mode.replace("-", "_")
+    run.metric(f"{label}_samples", samples)
+    if samples < MIN_SAMPLES:
+        run.fail(f"{mode}: {samples} samples of the workload, want >= {MIN_SAMPLES}")
+        return None
+    share = complete / samples
+    frames = sum(map(sum, depths.values())) / samples
+    run.metric(f"{label}_complete_pct", f"{100 * share:.1f}")
+    run.metric(f"{label}_mean_frames", f"{frames:.1f}")
+    run.metric(f"{label}_ffi_samples", ffi)
+    means = {leaf: sum(d) / len(d) for leaf, d in depths.items() if len(d) >= MIN_SAMPLES}
+    return share, means, ffi, complete
+
+
+def bound(run, label, fraction, op, limit):
+    """One verdict: fraction op limit."""
+    verdict = f"{label} {100 * fraction:.1f}%, want {op} {100 * limit:.0f}%"
+    (run.passed if (fraction >= limit) == (op == ">=") else run.fail)(verdict)
+
+
+def never_worse(run, mode, module, stock):
+    """The module's Go stacks are as complete as stock's, and as deep for each leaf.
+
+    Leaf by leaf: how the samples divide between Go and C moves from one
+    recording to the next, and a cgo sample is deeper than a Go one.
+    """
+    for leaf in sorted(set(module[1]) & set(stock[1])):
+        mine, theirs = module[1][leaf], stock[1][leaf]
+        verdict = (f"{mode}, leaf {leaf}: {100 * module[0]:.1f}% complete, {mine:.1f} "
+                   f"frames; stock {100 * stock[0]:.1f}%, {theirs:.1f} frames")
+        (run.fail if worse_than_stock((module[0], mine), (stock[0], theirs)) else run.passed)(
+            f"{verdict}: never worse")
+    if not set(module[1]) & set(stock[1]):
+        run.fail(f"{mode}: no leaf with {MIN_SAMPLES} samples in both recordings")
