@@ -8,7 +8,7 @@ the file (by its overlay path), lies in main.
 
 from vmlib.container import PROGRAM, program_path
 from vmlib.machinecode import main_frame_offsets
-from vmlib.stackcheck import MIN_SAMPLES, mean_user_frames, samples_reaching
+from vmlib.stackcheck import MIN_SAMPLES, mean_user_frames, meets, samples_reaching
 from vmlib.util import cache_dir
 
 COMM = "xz"
@@ -42,7 +42,7 @@ def check(run):
                    f"main, want {op} {100 * bound:.0f}%")
         if samples < MIN_SAMPLES:
             run.fail(f"{name}: only {samples} samples of xz")
-        elif (share >= bound) == (op == ">="):
+        elif meets(share, op, bound):
             run.passed(verdict)
         else:
             run.fail(verdict)

@@ -9,7 +9,7 @@ suffix, runtime.goexit.abi0), _start for Rust, whose main is reached
 through libc's __libc_start_call_main and __libc_start_main.
 """
 
-from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, parse_perf_samples, worse_than_stock
+from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, judge, parse_perf_samples, worse_than_stock
 
 # name: (command name, leaves measured, outermost frame's name prefix,
 # the frame of the call into C, the frame called back from C or None).
@@ -36,11 +36,11 @@ def check(run):
     for program in ("go", "rust"):
         module = measured[f"{program}-module"]
         if module:
-            bound(run, f"{program}-module: complete", module[0], ">=", COMPLETE_BOUND)
-            bound(run, f"{program}-module: complete samples through C",
+            judge(run, f"{program}-module: complete", module[0], ">=", COMPLETE_BOUND)
+            judge(run, f"{program}-module: complete samples through C",
                   module[2] / max(module[3], 1), ">=", FFI_SHARE_BOUND)
     if measured["rust-stock"]:
-        bound(run, "rust-stock: complete", measured["rust-stock"][0], "<", RUST_STOCK_BOUND)
+        judge(run, "rust-stock: complete", measured["rust-stock"][0], "<", RUST_STOCK_BOUND)
     for mode in ("go-bare", "go-module"):
         if measured[mode] and measured["go-stock"]:
             never_worse(run, mode, measured[mode], measured["go-stock"])
@@ -82,12 +82,6 @@ def measure(run, mode, comm, leaves, outermost, into_c, back):
     run.metric(f"{label}_ffi_samples", ffi)
     means = {leaf: sum(d) / len(d) for leaf, d in depths.items() if len(d) >= MIN_SAMPLES}
     return share, means, ffi, complete
-
-
-def bound(run, label, fraction, op, limit):
-    """One verdict: fraction op limit."""
-    verdict = f"{label} {100 * fraction:.1f}%, want {op} {100 * limit:.0f}%"
-    (run.passed if (fraction >= limit) == (op == ">=") else run.fail)(verdict)
 
 
 def never_worse(run, mode, module, stock):

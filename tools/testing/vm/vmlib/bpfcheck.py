@@ -9,7 +9,7 @@ that stackcheck.completeness() weighs them by their counts.
 
 from vmlib.ftracecheck import Symbols, frame_line, parse_maps
 from vmlib.machinecode import realise_artefacts, workload_path
-from vmlib.stackcheck import MIN_SAMPLES, completeness
+from vmlib.stackcheck import MIN_SAMPLES, completeness, meets
 
 
 class Dump:
@@ -84,7 +84,7 @@ def check_stacks(run, build, limits, what):
         run.metric(f"{label}_refused_samples", str(dump.refused()))
         if eligible < MIN_SAMPLES:
             run.fail(f"{label}: only {eligible} {what} in the hot leaf")
-        elif (frac >= bound) == (op == ">="):
+        elif meets(frac, op, bound):
             run.passed(f"{label}: {100 * frac:.1f}% {op} {100 * bound:.0f}% of {what} "
                        "complete")
         else:

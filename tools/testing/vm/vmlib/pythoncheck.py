@@ -10,7 +10,7 @@ import os
 
 from vmlib.initramfs import DEBIAN_PYTHON
 from vmlib.machinecode import main_frame_offsets
-from vmlib.stackcheck import MIN_SAMPLES, samples_reaching
+from vmlib.stackcheck import MIN_SAMPLES, judge, samples_reaching
 
 # Which samples are measured: all of python3's, and those whose user-space
 # leaf is in python3 itself (where only _start and _fini lie outside main).
@@ -74,6 +74,4 @@ def reach_after_loader(run, label, perf_text, python, ranges):
 def assert_reach(run, label, measured, limits):
     """Assert limits {kind: (">=" or "<", fraction)} on a reach() result."""
     for kind, (op, bound) in limits.items():
-        frac = measured[kind]
-        verdict = f"{label}: {kind} {100 * frac:.1f}%, want {op} {100 * bound:.0f}%"
-        (run.passed if (frac >= bound) == (op == ">=") else run.fail)(verdict)
+        judge(run, f"{label}: {kind}", measured[kind], op, bound)

@@ -117,6 +117,17 @@ def chain_frames_found(frames, chain):
 NEVER_WORSE_SLACK = 0.01
 
 
+def meets(fraction, op, bound):
+    """Tell whether fraction is op (">=" or "<") bound."""
+    return (fraction >= bound) == (op == ">=")
+
+
+def judge(run, label, fraction, op, bound):
+    """One verdict on a share: "LABEL F%, want OP B%"."""
+    verdict = f"{label} {100 * fraction:.1f}%, want {op} {100 * bound:.0f}%"
+    (run.passed if meets(fraction, op, bound) else run.fail)(verdict)
+
+
 def worse_than_stock(module, stock):
     """Tell whether the module's stacks are worse than the stock walker's.
 
@@ -288,7 +299,7 @@ def check_recording(run, name, limit=None):
     op, bound = limit
     if eligible < MIN_SAMPLES:
         run.fail(f"{name}: only {eligible} samples in the hot leaf")
-    elif (frac >= bound) == (op == ">="):
+    elif meets(frac, op, bound):
         run.passed(f"{name} {100 * frac:.1f}% {op} {100 * bound:.0f}%")
     else:
         run.fail(f"{name}: {100 * frac:.1f}% complete, want {op} {100 * bound:.0f}%")
@@ -310,7 +321,7 @@ def check_chain_recordings(run, limits, realise):
                                           perf.decode(errors="replace"))
         frac = complete / eligible if eligible else 0.0
         run.metric(f"{name}_chain_complete_pct", f"{100 * frac:.1f}")
-        if eligible and (frac >= bound) == (op == ">="):
+        if eligible and meets(frac, op, bound):
             run.passed(f"{name}: chain {100 * frac:.1f}% {op} {100 * bound:.0f}% "
                        f"of {eligible} samples")
         else:
