@@ -13,9 +13,7 @@
 . /vmtest/lib.sh
 B=/workloads/project/mmapbench
 SF=/workloads/project/sframectl
-CACHE=/tmp/sidecar-cache
-# A scenario before this one in the same boot may have filled it.
-rm -rf $CACHE
+CACHE=/tmp/mmap-cache
 ROUNDS="1 2 3"
 CONFIGS="stock module service"
 # name, mode, loop length (a few seconds per run under TCG), target

@@ -19,9 +19,7 @@
 # kmods: overlay
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
-CACHE=/tmp/sidecar-cache
-# A scenario before this one in the same boot may have filled it.
-rm -rf $CACHE
+CACHE=/tmp/container-cache
 O=/tmp/ctr
 RECORD_SECONDS=6
 # The container's files as the module names them: by their path in the

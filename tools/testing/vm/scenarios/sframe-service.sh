@@ -36,8 +36,6 @@ SO=/workloads/nosframe/libdeepso.so
 OTHER=/workloads/project/otherid/deep
 NOEH=/workloads/project/noeh
 CACHE=/tmp/sidecar-cache
-# A scenario before this one in the same boot may have filled it.
-rm -rf $CACHE
 # A file first mapped must have its sidecar within this, generation
 # included (TCG; the debug kernel is several times slower).
 case $KERNEL in
