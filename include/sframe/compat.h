@@ -103,53 +103,15 @@ typedef int64_t s64;
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 
-static inline u16 get_unaligned_le16(const void *p)
-{
-	u16 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-
-static inline u32 get_unaligned_le32(const void *p)
-{
-	u32 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static inline u64 get_unaligned_le64(const void *p)
-{
-	u64 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
-static inline u16 get_unaligned_be16(const void *p)
-{
-	u16 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return be16toh(v);
-}
-
-static inline u32 get_unaligned_be32(const void *p)
-{
-	u32 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
-
-static inline u64 get_unaligned_be64(const void *p)
-{
-	u64 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return be64toh(v);
-}
+/* The value of @type at @p, which may be unaligned, in host order. */
+#define sframe_load(type, p)						\
+	({ type v__; __builtin_memcpy(&v__, (p), sizeof(v__)); v__; })
+#define get_unaligned_le16(p)		le16toh(sframe_load(u16, p))
+#define get_unaligned_le32(p)		le32toh(sframe_load(u32, p))
+#define get_unaligned_le64(p)		le64toh(sframe_load(u64, p))
+#define get_unaligned_be16(p)		be16toh(sframe_load(u16, p))
+#define get_unaligned_be32(p)		be32toh(sframe_load(u32, p))
+#define get_unaligned_be64(p)		be64toh(sframe_load(u64, p))
 
 #define sframe_alloc(n)		malloc(n)
 #define sframe_free(p)		free(p)
