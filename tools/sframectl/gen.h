@@ -76,6 +76,7 @@ enum gen_plt_refusal {
 	GEN_PLT_CODE,			/* an instruction no stub holds */
 	GEN_PLT_JUMP,			/* a jump into it nothing explains */
 	GEN_PLT_ROWS,			/* more CFA changes than an FDE holds */
+	GEN_PLT_OVERLAP,		/* shares addresses with another one */
 	GEN_PLT_NR_REFUSALS
 };
 

@@ -74,6 +74,7 @@ const char * const gen_plt_refusal_names[GEN_PLT_NR_REFUSALS] = {
 	[GEN_PLT_CODE] = "an instruction no stub holds",
 	[GEN_PLT_JUMP] = "a jump between instructions or of two CFAs",
 	[GEN_PLT_ROWS] = "more than 65535 FREs",
+	[GEN_PLT_OVERLAP] = "addresses of another PLT section",
 };
 
 static const struct plt_insn *plt_match(const u8 *p, u64 left)
@@ -268,14 +269,34 @@ static bool plt_layout(const struct gen *g, const GElf_Shdr *sh)
 	       sframe_elf_section_in(&g->obj, sh);
 }
 
-/* One section: described, covered already, or refused (counted). */
-static int plt_section(struct gen *g, const GElf_Shdr *sh)
+/*
+ * Does a PLT section described before, FDEs @first on, share addresses
+ * with [@lo, @hi)?  Only a damaged object's sections overlap.
+ */
+static bool plt_overlaps(const struct gen *g, u32 first, u64 lo, u64 hi)
+{
+	u32 i;
+
+	for (i = first; i < g->nfdes; i++)
+		if (g->fdes[i].start < hi && g->fdes[i].start + g->fdes[i].size > lo)
+			return true;
+	return false;
+}
+
+/*
+ * One section: described, covered already, or refused (counted).  The
+ * PLT sections' FDEs are @first on.
+ */
+static int plt_section(struct gen *g, const GElf_Shdr *sh, u32 first)
 {
 	struct plt_step *steps = NULL;
 	u32 *entry = NULL, n = 0;
-	int why = GEN_PLT_LAYOUT;
+	int why = plt_layout(g, sh) ? PLT_OK : GEN_PLT_LAYOUT;
 
-	if (plt_layout(g, sh)) {
+	if (why == PLT_OK &&
+	    plt_overlaps(g, first, sh->sh_addr, sh->sh_addr + sh->sh_size))
+		why = GEN_PLT_OVERLAP;
+	if (why == PLT_OK) {
 		if (plt_covered(g, sh->sh_addr, sh->sh_addr + sh->sh_size)) {
 			g->stats.plt_covered++;
 			return 0;
@@ -325,7 +346,7 @@ int gen_describe_plt(struct gen *g)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(plt_names); i++)
 		if (sframe_elf_section(g->obj.elf, plt_names[i], 0, &sh) &&
-		    plt_section(g, &sh))
+		    plt_section(g, &sh, nfdes))
 			return gen_fail(g, EXIT_USAGE, "out of memory");
 	if (g->nfres > GEN_MAX_FRES)
 		return gen_fail(g, EXIT_INVALID,

@@ -191,6 +191,10 @@ done
 "$SFRAMECTL" gen "$(dirname "$0")/gen-cases/fde-below-section.o" \
 	-o "$TMP/out" 2>"$TMP/err" && "$SFRAMECTL" check "$TMP/out" >"$TMP/check"
 ok $? "gen fde-below-section.o: an FDE below the section, sorted as SFrame orders it ($(cat "$TMP/check" "$TMP/err"))"
+"$SFRAMECTL" gen --stats "$(dirname "$0")/gen-cases/plt-overlap.elf" \
+	-o "$TMP/out" >"$TMP/stats" 2>&1 && "$SFRAMECTL" check "$TMP/out" >"$TMP/check" &&
+	grep -q "addresses of another PLT section: 1" "$TMP/stats"
+ok $? "gen plt-overlap.elf: a .plt running into .plt.got, the second refused ($(cat "$TMP/check"))"
 
 # Each limit refuses (exit 1) with the figure and the limit, or leaves
 # the function out (rows), in a build with small ones: small copies of
