@@ -7,11 +7,11 @@
 #                         linux-headers with the amd64 linux-kbuild)
 #   make tools            tools/sframectl/sframectl
 #   make check            every test suite (user space, fuzz smoke, VM,
-#                         systest --quick)
+#                         vmtest --system --quick)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make check-system     the packages installed on a booted Debian 12
-#                         system (tools/testing/vm/systest, about 21
+#                         system (tools/testing/vm/vmtest --system, about 21
 #                         minutes; check runs only its --quick part)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            every benchmark: bench-user, then bench-vm
@@ -50,7 +50,7 @@ check-vm:
 	tools/testing/vm/vmtest
 
 check-system:
-	tools/testing/vm/systest
+	tools/testing/vm/vmtest --system
 
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)

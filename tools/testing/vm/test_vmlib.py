@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
 from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, kmods, \
-    ktap, machinecode, scenario, stackcheck, sysimage, sysroot  # noqa: E402
+    ktap, machinecode, scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -476,14 +476,11 @@ class ChannelTest(unittest.TestCase):
 
 
 class SystestModesTest(unittest.TestCase):
-    """systest's modes: an image of each kind, a guest function per phase."""
+    """vmtest --system's modes: an image of each kind, a guest function per phase."""
 
     def setUp(self):
         vm_dir = os.path.dirname(os.path.abspath(__file__))
-        loader = importlib.machinery.SourceFileLoader("systest", os.path.join(vm_dir, "systest"))
-        self.systest = importlib.util.module_from_spec(
-            importlib.util.spec_from_loader(loader.name, loader))
-        loader.exec_module(self.systest)
+        self.systest = system
         with open(os.path.join(vm_dir, "guest", "systest.sh")) as f:
             self.guest = f.read()
 

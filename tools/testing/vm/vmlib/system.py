@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""systest: install the Debian packages on a booted Debian 12 system, report TAP.
+"""The packaged-system test (vmtest --system): the Debian packages on a booted Debian 12.
 
 Issue 12's install scenario, per kernel: the freshly built packages (make
 deb) go on a cached Debian 12 system image (debootstrap, systemd as init,
@@ -22,29 +21,23 @@ installs the packages, checks DKMS and the service, records perl alone
 and purges; no clients, upgrade, reboot or memory comparison.
 
 Usage:
-    systest [--quick] [--kernel K]... [--results DIR] [--refresh]
+    vmtest --system [--quick] [--kernel K]... [--results DIR] [--refresh]
 """
 
-import argparse
 import datetime
 import glob
 import json
 import os
 import shutil
 import subprocess
-import sys
 
-VM_DIR = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, VM_DIR)
-sys.dont_write_bytecode = True      # keep the source tree free of __pycache__
+from . import channel, console, kernels, qemu, sysimage
+from .stackcheck import (MIN_SAMPLES, bpftrace_stacks, folded_stacks,
+                         mean_user_frames, samples_through, stacks_through)
+from .tap import Tap
+from .util import HarnessError, Stopwatch, cache_dir, log, run
 
-# pylint: disable=wrong-import-position
-from vmlib import channel, console, kernels, qemu, sysimage  # noqa: E402
-from vmlib.stackcheck import (MIN_SAMPLES, bpftrace_stacks, folded_stacks,  # noqa: E402
-                              mean_user_frames, samples_through, stacks_through)
-from vmlib.tap import Tap  # noqa: E402
-from vmlib.util import HarnessError, Stopwatch, cache_dir, log, run  # noqa: E402
-
+VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
 # node's JavaScript, beside the guest script on the test disk.
 NODE_WORKLOAD = os.path.join(REPO, "tools", "testing", "workloads", "noderecurse.js")
@@ -83,20 +76,6 @@ OUTERMOST = {"node": ("node", "_start")}
 # main as often as REACH_LIMIT asks of perf's.
 CLIENTS = {"bpftrace": bpftrace_stacks, "bcc": folded_stacks}
 CLIENT_PROGRAMS = ["perl", "xz"]
-
-def parse_args(argv):
-    """Return the command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true",
-                   help="install, DKMS, the service, perl's stacks and the purge in one boot "
-                        "(default kernel: " + " ".join(QUICK_KERNELS) + ")")
-    p.add_argument("--kernel", action="append", choices=DEFAULT_KERNELS,
-                   help="kernel to test (repeatable; default: " + " ".join(DEFAULT_KERNELS) + ")")
-    p.add_argument("--results", help="results directory (default: results/systest-<timestamp>)")
-    p.add_argument("--refresh", action="store_true",
-                   help="look for newer kernel packages instead of using the cache")
-    return p.parse_args(argv)
-
 
 def make_debs(results):
     """Build the packages with make deb; return [the two .debs]."""
@@ -281,9 +260,17 @@ def test_kernel(name, mode, args, debs, results, tap, summary, timings):
     os.unlink(disk)         # a few GB; the cached image stays
 
 
-def main(argv):
-    """Entry point: returns the process exit status."""
-    args = parse_args(argv)
+def check_kernels(names):
+    """Refuse a kernel the system test has no image for."""
+    for name in names:
+        if name not in DEFAULT_KERNELS:
+            raise HarnessError(f"--system: no Debian 12 system image for {name} "
+                               f"(only {' '.join(DEFAULT_KERNELS)})")
+
+
+def main(args):
+    """vmtest --system with vmtest's parsed args: returns the exit status."""
+    check_kernels(args.kernel or [])
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     results = os.path.abspath(args.results or os.path.join(REPO, "results", f"systest-{stamp}"))
     os.makedirs(results, exist_ok=True)
@@ -309,7 +296,3 @@ def main(argv):
         json.dump({"mode": mode, "runs": summary, "timings_s": timings}, f, indent=1)
     tap.finish()
     return 0 if tap.failed == 0 and tap.count > 0 else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
