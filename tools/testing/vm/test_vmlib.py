@@ -649,7 +649,7 @@ class TestArch(unittest.TestCase):
                                   "path": lambda self, p: os.path.join(root, p.lstrip("/"))})()
             tree = initramfs.Initramfs(os.path.join(tmp, "tree"))
             for path in ("/lib64/ld.so", "/lib/x86_64-linux-gnu/libz.so.1"):
-                container._pack(tree, fake, path)
+                container.pack(tree, fake, path)
             guest = os.path.join(tree.root, container.GUEST_ROOT.lstrip("/"), "usr")
             self.assertEqual(os.readlink(os.path.join(guest, "lib64/ld.so")),
                              "../lib/x86_64-linux-gnu/ld.so")
