@@ -719,5 +719,26 @@ class TestArch(unittest.TestCase):
                          os.path.join(build, "workloads-arm64", "sframe-fp", "walkbench"))
 
 
+class Python313Test(unittest.TestCase):
+    """sframe-python313's reading of a sample: named, and where its walk ends."""
+
+    def test_names_and_ends_are_counted_for_python_only(self):
+        vm_dir = os.path.dirname(os.path.abspath(__file__))
+        loader = importlib.machinery.SourceFileLoader(
+            "python313", os.path.join(vm_dir, "scenarios", "sframe-python313.py"))
+        scenario = importlib.util.module_from_spec(
+            importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(scenario)
+        eval_loop = "\t16173b _PyEval_EvalFrameDefault (/python313/usr/bin/python3.13)\n"
+        trampoline = "\t7f23f6f7c3fa py::descend:/root/pyrecurse.py (/tmp/perf-198.map)\n"
+        main = "\t283145 [unknown] (/python313/usr/bin/python3.13)\n"
+        text = ("python3.13 198 \n" + eval_loop + trampoline + "\n" +
+                "python3.13 198 \n" + eval_loop + trampoline + main + "\n" +
+                "python3.13 198 \n" + eval_loop + "\n" +
+                "sframectl 175 \n" + trampoline)
+        self.assertEqual(scenario.python_shares(text),
+                         ({"named": 2, "ends_at_trampoline": 1}, 3))
+
+
 if __name__ == "__main__":
     unittest.main()
