@@ -646,7 +646,7 @@ class TestArch(unittest.TestCase):
                                   "path": lambda self, p: os.path.join(root, p.lstrip("/"))})()
             tree = initramfs.Initramfs(os.path.join(tmp, "tree"))
             for path in ("/lib64/ld.so", "/lib/x86_64-linux-gnu/libz.so.1"):
-                container._pack(tree, fake, path)
+                container.pack(tree, fake, path)
             guest = os.path.join(tree.root, container.GUEST_ROOT.lstrip("/"), "usr")
             self.assertEqual(os.readlink(os.path.join(guest, "lib64/ld.so")),
                              "../lib/x86_64-linux-gnu/ld.so")
@@ -714,6 +714,27 @@ class TestArch(unittest.TestCase):
         self.assertEqual(machinecode.guest_workload_path("/workloads/project/sframe-fp/walkbench",
                                                          "arm64-debian-6.12"),
                          os.path.join(build, "workloads-arm64", "sframe-fp", "walkbench"))
+
+
+class Python313Test(unittest.TestCase):
+    """sframe-python313's reading of a sample: named, and where its walk ends."""
+
+    def test_names_and_ends_are_counted_for_python_only(self):
+        vm_dir = os.path.dirname(os.path.abspath(__file__))
+        loader = importlib.machinery.SourceFileLoader(
+            "python313", os.path.join(vm_dir, "scenarios", "sframe-python313.py"))
+        scenario = importlib.util.module_from_spec(
+            importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(scenario)
+        eval_loop = "\t16173b _PyEval_EvalFrameDefault (/python313/usr/bin/python3.13)\n"
+        trampoline = "\t7f23f6f7c3fa py::descend:/root/pyrecurse.py (/tmp/perf-198.map)\n"
+        main = "\t283145 [unknown] (/python313/usr/bin/python3.13)\n"
+        text = ("python3.13 198 \n" + eval_loop + trampoline + "\n" +
+                "python3.13 198 \n" + eval_loop + trampoline + main + "\n" +
+                "python3.13 198 \n" + eval_loop + "\n" +
+                "sframectl 175 \n" + trampoline)
+        self.assertEqual(scenario.python_shares(text),
+                         ({"named": 2, "ends_at_trampoline": 1}, 3))
 
 
 if __name__ == "__main__":

@@ -198,6 +198,25 @@ wait_maps()
 	done
 }
 
+# wait_sidecars PID ROOT LIMIT_MS FILE...: wait until PID has a sidecar in
+# use for each FILE, named by its path in a container whose root is ROOT
+# (as 6.12 names it) or by ROOT/FILE (as 6.1 does); after LIMIT_MS
+# without one, show the module's maps, set $missing to that FILE and
+# return 1.
+wait_sidecars()
+{
+	sc_pid=$1 sc_root=$2 sc_limit=$3
+	shift 3
+	for sc_file; do
+		if ! wait_maps "^$sc_pid .* FDEs sidecar ($sc_root)?$sc_file\$" \
+			"$sc_limit" > /dev/null; then
+			cat /sys/kernel/debug/sframe_unwind/maps
+			missing=$sc_file
+			return 1
+		fi
+	done
+}
+
 # wait_section PATH LIMIT_MS: wait_maps for PATH's own SFrame section (a
 # "vN M FDEs PATH" range).
 wait_section()

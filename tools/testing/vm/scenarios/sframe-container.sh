@@ -91,14 +91,10 @@ record()
 # from its start (metric KIND_first_mapping_to_sidecars_ms).
 served()
 {
-	for f in $FILES; do
-		if ! wait_maps "^$xz .* FDEs sidecar ($O/$1/merged)?$f\$" \
-			$LIMIT_MS > /dev/null; then
-			cat /sys/kernel/debug/sframe_unwind/maps
-			result fail "$1: no sidecar for the container's $f within $LIMIT_MS ms"
-			return 1
-		fi
-	done
+	if ! wait_sidecars "$xz" "$O/$1/merged" $LIMIT_MS $FILES; then
+		result fail "$1: no sidecar for the container's $missing within $LIMIT_MS ms"
+		return 1
+	fi
 	metric "$1_first_mapping_to_sidecars_ms" $(($(uptime_ms) - started))
 	grep -A8 "^pid $xz\$" /sys/kernel/debug/sframe_unwind/maps
 	result ok "$1: sidecars in use for the container's $FILES"

@@ -46,14 +46,16 @@ def shared_libraries(binary):
     return libs
 
 
-def python_loads(python, argv):
+def python_loads(python, argv, launcher=()):
     """Return (source, destination) of each file `python -I -S argv` loads.
 
-    The run has an empty environment, as in the guest.  A module compiled
-    into __pycache__ goes to the destination a sourceless import finds
-    (dir/__pycache__/name.cpython-311.pyc becomes dir/name.pyc).
+    The run has an empty environment, as in the guest; launcher is a
+    command prefix (another userland's loader and its --library-path).
+    A module compiled into __pycache__ goes to the destination a
+    sourceless import finds (dir/__pycache__/name.cpython-311.pyc becomes
+    dir/name.pyc).
     """
-    proc = subprocess.run([python, "-I", "-S", "-v"] + list(argv), env={},
+    proc = subprocess.run([*launcher, python, "-I", "-S", "-v"] + list(argv), env={},
                           capture_output=True, text=True, check=False)
     if proc.returncode:
         raise HarnessError(f"{python} {' '.join(argv)} failed on the host:\n"
