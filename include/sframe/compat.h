@@ -158,6 +158,9 @@ static inline u64 get_unaligned_be64(const void *p)
 #ifndef likely
 #define likely(x)		__builtin_expect(!!(x), 1)
 #endif
+#ifndef unlikely
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#endif
 
 #ifndef EOPNOTSUPP
 #define EOPNOTSUPP	95
