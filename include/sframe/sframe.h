@@ -312,7 +312,8 @@ struct sframe_span {
  * A block index narrows the search, as the kernel's ORC lookup table does:
  * for each 2^block_shift bytes of text, the row in force at its start.
  * Blocks are at least SFRAME_FLAT_MIN_BLOCK_SHIFT bytes and never more
- * than rows, so the index costs at most 4 bytes a row.  The rows a block
+ * than rows, so the index costs at most 4 bytes a row (and 4 for its
+ * end, which spares the search a bound).  The rows a block
  * searches start at most 2^block_shift bytes after the block does, so
  * where blocks are at most 2^SFRAME_FLAT_COMPACT_SHIFT bytes (rows at
  * least that dense: every real section) a row's start is kept in 16 bits,
@@ -360,7 +361,7 @@ struct sframe_flat {
 	const struct sframe_rule *rules;
 	const struct sframe_step_form *forms;	/* each rule's, for the walk's loop */
 	const struct sframe_flat_mask *masks;
-	const u32 *blocks;		/* first row of each block */
+	const u32 *blocks;		/* first row of each block, then nr_rows - 1 */
 	const u32 *starts;		/* relative to base; NULL if compact */
 	const u16 *low;			/* compact: starts within their blocks */
 	const u16 *rows;
@@ -424,15 +425,14 @@ u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row);
  * @hi: where one past the last is stored
  *
  * Those that start after the block's first row and no later than the
- * next block's first.  Its binary search takes at most fls(*@hi - *@lo)
- * steps.
+ * next block's first (the index's end for the last block: the last row).
+ * Its binary search takes at most fls(*@hi - *@lo) steps.
  */
 static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 					  u32 block, u32 *lo, u32 *hi)
 {
 	*lo = flat->blocks[block] + 1;
-	*hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
-					    flat->nr_rows;
+	*hi = flat->blocks[block + 1] + 1;
 }
 
 /**

@@ -233,8 +233,8 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 }
 
 /*
- * The table's bytes: rules and their loop forms, masks, the block index,
- * starts, row words.
+ * The table's bytes: rules and their loop forms, masks, the block index
+ * and its end (one entry past the last block), starts, row words.
  */
 static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 {
@@ -243,7 +243,7 @@ static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 	return b->nr_rules * sizeof(struct sframe_rule) +
 	       b->nr_rules * sizeof(struct sframe_step_form) +
 	       b->nr_masks * sizeof(struct sframe_flat_mask) +
-	       b->nr_blocks * sizeof(u32) +
+	       (b->nr_blocks + 1) * sizeof(u32) +
 	       b->nr_rows * (compact ? sizeof(u16) : sizeof(u32)) +
 	       b->nr_rows * sizeof(u16);
 }
@@ -325,10 +325,10 @@ void sframe_flat_build(const struct sframe_section *sec,
 	o.masks = (struct sframe_flat_mask *)(forms + b->nr_rules);
 	o.blocks = (u32 *)(o.masks + b->nr_masks);
 	if (b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT) {
-		o.low = (u16 *)(o.blocks + b->nr_blocks);
+		o.low = (u16 *)(o.blocks + b->nr_blocks + 1);
 		o.rows = o.low + b->nr_rows;
 	} else {
-		o.starts = o.blocks + b->nr_blocks;
+		o.starts = o.blocks + b->nr_blocks + 1;
 		o.rows = (u16 *)(o.starts + b->nr_rows);
 	}
 	/* Sizing succeeded, so this pass meets only rules @b already has. */
@@ -336,6 +336,8 @@ void sframe_flat_build(const struct sframe_section *sec,
 	/* Blocks at or past the last row's start: it is in force there. */
 	while (o.next_block < b->nr_blocks)
 		o.blocks[o.next_block++] = o.nr - 1;
+	/* The end: the last block searches up to the last row. */
+	o.blocks[b->nr_blocks] = o.nr - 1;
 
 	*flat = (struct sframe_flat){
 		.rules = rules, .forms = forms, .masks = o.masks,
