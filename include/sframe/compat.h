@@ -120,6 +120,9 @@ typedef int64_t s64;
 #ifndef likely
 #define likely(x)		__builtin_expect(!!(x), 1)
 #endif
+#ifndef unlikely
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#endif
 
 #ifndef EOPNOTSUPP
 #define EOPNOTSUPP	95

@@ -312,11 +312,13 @@ struct sframe_span {
  * A block index narrows the search, as the kernel's ORC lookup table does:
  * for each 2^block_shift bytes of text, the row in force at its start.
  * Blocks are at least SFRAME_FLAT_MIN_BLOCK_SHIFT bytes and never more
- * than rows, so the index costs at most 4 bytes a row.  The rows a block
+ * than rows, so the index costs at most 4 bytes a row (and 4 for its
+ * end, which spares the search a bound).  The rows a block
  * searches start at most 2^block_shift bytes after the block does, so
  * where blocks are at most 2^SFRAME_FLAT_COMPACT_SHIFT bytes (rows at
  * least that dense: every real section) a row's start is kept in 16 bits,
- * as its offset modulo 2^16, and a row costs 4 bytes; sparser tables keep
+ * as its offset from the start of the block that searches it, which the
+ * search compares as it is, and a row costs 4 bytes; sparser tables keep
  * 32-bit starts, 6 bytes a row.
  *
  * The work of one lookup is bounded whatever the section holds: one block
@@ -359,9 +361,9 @@ struct sframe_flat {
 	const struct sframe_rule *rules;
 	const struct sframe_step_form *forms;	/* each rule's, for the walk's loop */
 	const struct sframe_flat_mask *masks;
-	const u32 *blocks;		/* first row of each block */
+	const u32 *blocks;		/* first row of each block, then nr_rows - 1 */
 	const u32 *starts;		/* relative to base; NULL if compact */
-	const u16 *low;			/* compact: starts modulo 2^16 */
+	const u16 *low;			/* compact: starts within their blocks */
 	const u16 *rows;
 	u32 nr_rows;
 	u32 nr_rules;
@@ -423,15 +425,32 @@ u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row);
  * @hi: where one past the last is stored
  *
  * Those that start after the block's first row and no later than the
- * next block's first.  Its binary search takes at most fls(*@hi - *@lo)
- * steps.
+ * next block's first (the index's end for the last block: the last row).
+ * Its binary search takes at most fls(*@hi - *@lo) steps.
  */
 static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
 					  u32 block, u32 *lo, u32 *hi)
 {
 	*lo = flat->blocks[block] + 1;
-	*hi = block + 1 < flat->nr_blocks ? flat->blocks[block + 1] + 1 :
-					    flat->nr_rows;
+	*hi = flat->blocks[block + 1] + 1;
+}
+
+/**
+ * sframe_flat_start_in() - where a row searched from a block starts
+ * @flat: the table
+ * @block: the block whose search met the row
+ * @row: the row: one @block searches (sframe_flat_block_rows())
+ *
+ * A compact row keeps its start less the block's.
+ *
+ * Return: the row's start, relative to the table's base.
+ */
+static __always_inline u32 sframe_flat_start_in(const struct sframe_flat *flat,
+						u32 block, u32 row)
+{
+	if (flat->starts)
+		return flat->starts[row];
+	return (block << flat->block_shift) + flat->low[row];
 }
 
 /**
@@ -441,39 +460,70 @@ static inline void sframe_flat_block_rows(const struct sframe_flat *flat,
  * @lo: the first row @block searches (sframe_flat_block_rows())
  * @hi: one past the last
  * @delta: the offset, relative to the table's base, inside the block
- * @start: where the row's start is stored, when the row is below @hi
- *
- * A compact row's start is recovered from its 16 bits and the block's:
- * it lies less than 2^16 bytes past the block's start.
  *
  * Return: the first row of [@lo, @hi) starting above @delta, or @hi.
  */
 static __always_inline u32
 sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
-		  u64 delta, u64 *start)
+		  u64 delta)
 {
-	u32 from, key, row, end = hi;
+	const u16 *low = flat->low;
+	u32 key;
 
-	if (flat->starts) {
-		row = sframe_u32_upper(flat->starts, lo, hi, delta);
-		if (row < hi)
-			*start = flat->starts[row];
-		return row;
-	}
-	from = block << flat->block_shift;
-	key = (u32)delta - from;
-	row = lo;
-	while (row < end) {
-		u32 mid = row + (end - row) / 2;
+	if (flat->starts)
+		return sframe_u32_upper(flat->starts, lo, hi, delta);
+	key = (u32)delta - (block << flat->block_shift);
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
 
-		if ((u16)(flat->low[mid] - (u16)from) <= key)
-			row = mid + 1;
+		if (low[mid] <= key)
+			lo = mid + 1;
 		else
-			end = mid;
+			hi = mid;
 	}
-	if (row < hi)
-		*start = from + (u16)(flat->low[row] - (u16)from);
-	return row;
+	return lo;
+}
+
+/**
+ * sframe_flat_find_delta() - the row in force at an offset from the base
+ * @flat: the table
+ * @delta: the address less the table's base (flat->base, section-relative),
+ *	modulo 2^64
+ * @at_end: where to store whether @delta is the last byte of a function
+ *	(the row has END and the next starts at @delta + 1)
+ *
+ * For a walk's loop, which folds the base into its own per-walk constant.
+ * Only the last row of a function can end at @delta + 1, so the next
+ * row's start is recovered only for such a row.
+ *
+ * Return: as sframe_flat_find().
+ */
+static __always_inline u16
+sframe_flat_find_delta(const struct sframe_flat *flat, u64 delta,
+		       bool *at_end)
+{
+	u64 block = delta >> flat->block_shift;
+	u32 lo, hi, row;
+	u16 word;
+
+	*at_end = false;
+	/*
+	 * Past the last block is past the last function.  So is an address
+	 * below the base: starts are below 2^32 (sframe_flat_size()), so
+	 * there are at most 2^(32 - block_shift) blocks, and a negative
+	 * @delta, at least 2^63, is past them all.
+	 */
+	if (block >= flat->nr_blocks)
+		return SFRAME_FLAT_NONE;
+	/* The block's first row is in force at its start, so at or before delta. */
+	sframe_flat_block_rows(flat, (u32)block, &lo, &hi);
+	row = sframe_flat_upper(flat, (u32)block, lo, hi, delta);
+	word = flat->rows[row - 1];
+	/* A function's end inside this block is a row this block searched. */
+	if (unlikely(word & SFRAME_FLAT_END) && row < hi)
+		*at_end = sframe_flat_start_in(flat, (u32)block, row) ==
+			  delta + 1;
+	return word;
 }
 
 /**
@@ -491,22 +541,8 @@ sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
 static __always_inline u16
 sframe_flat_find(const struct sframe_flat *flat, s64 rel_pc, bool *at_end)
 {
-	u64 delta = (u64)rel_pc - (u64)flat->base, block, next = 0;
-	u32 lo, hi, row;
-	u16 word;
-
-	*at_end = false;
-	block = delta >> flat->block_shift;
-	/* Past the last block is past the last function. */
-	if (rel_pc < flat->base || block >= flat->nr_blocks)
-		return SFRAME_FLAT_NONE;
-	/* The block's first row is in force at its start, so at or before delta. */
-	sframe_flat_block_rows(flat, (u32)block, &lo, &hi);
-	row = sframe_flat_upper(flat, (u32)block, lo, hi, delta, &next);
-	word = flat->rows[row - 1];
-	/* A function's end inside this block is a row this block searched. */
-	*at_end = (word & SFRAME_FLAT_END) && row < hi && next == delta + 1;
-	return word;
+	return sframe_flat_find_delta(flat, (u64)rel_pc - (u64)flat->base,
+				      at_end);
 }
 
 /**

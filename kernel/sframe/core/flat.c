@@ -15,7 +15,7 @@
 struct sframe_flat_out {
 	struct sframe_flat_builder *b;
 	u32 *starts;			/* or, in a compact table, */
-	u16 *low;			/* starts modulo 2^16 */
+	u16 *low;			/* starts within their blocks */
 	u16 *rows;
 	struct sframe_flat_mask *masks;
 	u32 *blocks;
@@ -70,6 +70,18 @@ static int sframe_flat_add_rule(struct sframe_flat_builder *b,
 }
 
 /*
+ * A compact row's start, less that of the one block that searches it
+ * (the block holding @start - 1): 1 to 2^block_shift, at most 2^15.  The
+ * first row, at 0, is never searched.
+ */
+static u16 sframe_flat_low(const struct sframe_flat_builder *b, u32 start)
+{
+	u32 from = (start - 1) >> b->block_shift << b->block_shift;
+
+	return start ? (u16)(start - from) : 0;
+}
+
+/*
  * A row from @start on.  One that answers like the row before it adds
  * nothing, unless that one ends a function: its successor's start is
  * then the function's end, which lookups need.
@@ -85,7 +97,7 @@ static void sframe_flat_emit(struct sframe_flat_out *o, u32 start, u16 row)
 	if (o->starts)
 		o->starts[o->nr] = start;
 	if (o->low)
-		o->low[o->nr] = (u16)start;
+		o->low[o->nr] = sframe_flat_low(o->b, start);
 	if (o->rows)
 		o->rows[o->nr] = row;
 	o->nr++;
@@ -221,8 +233,8 @@ static int sframe_flat_pass(const struct sframe_section *sec,
 }
 
 /*
- * The table's bytes: rules and their loop forms, masks, the block index,
- * starts, row words.
+ * The table's bytes: rules and their loop forms, masks, the block index
+ * and its end (one entry past the last block), starts, row words.
  */
 static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 {
@@ -231,7 +243,7 @@ static size_t sframe_flat_bytes(const struct sframe_flat_builder *b)
 	return b->nr_rules * sizeof(struct sframe_rule) +
 	       b->nr_rules * sizeof(struct sframe_step_form) +
 	       b->nr_masks * sizeof(struct sframe_flat_mask) +
-	       b->nr_blocks * sizeof(u32) +
+	       (b->nr_blocks + 1) * sizeof(u32) +
 	       b->nr_rows * (compact ? sizeof(u16) : sizeof(u32)) +
 	       b->nr_rows * sizeof(u16);
 }
@@ -313,10 +325,10 @@ void sframe_flat_build(const struct sframe_section *sec,
 	o.masks = (struct sframe_flat_mask *)(forms + b->nr_rules);
 	o.blocks = (u32 *)(o.masks + b->nr_masks);
 	if (b->block_shift <= SFRAME_FLAT_COMPACT_SHIFT) {
-		o.low = (u16 *)(o.blocks + b->nr_blocks);
+		o.low = (u16 *)(o.blocks + b->nr_blocks + 1);
 		o.rows = o.low + b->nr_rows;
 	} else {
-		o.starts = o.blocks + b->nr_blocks;
+		o.starts = o.blocks + b->nr_blocks + 1;
 		o.rows = (u16 *)(o.starts + b->nr_rows);
 	}
 	/* Sizing succeeded, so this pass meets only rules @b already has. */
@@ -324,6 +336,8 @@ void sframe_flat_build(const struct sframe_section *sec,
 	/* Blocks at or past the last row's start: it is in force there. */
 	while (o.next_block < b->nr_blocks)
 		o.blocks[o.next_block++] = o.nr - 1;
+	/* The end: the last block searches up to the last row. */
+	o.blocks[b->nr_blocks] = o.nr - 1;
 
 	*flat = (struct sframe_flat){
 		.rules = rules, .forms = forms, .masks = o.masks,
@@ -343,19 +357,18 @@ void sframe_flat_build(const struct sframe_section *sec,
  * Not for the walk, which finds starts through the block index: for
  * tests and tools.  A compact row after the first is searched by the one
  * block whose first row is before it and whose successor's is not, and
- * starts less than 2^16 bytes past that block's start.
+ * keeps its start less that block's.
  *
  * Return: the row's start, relative to the table's base.
  */
 u32 sframe_flat_row_start(const struct sframe_flat *flat, u32 row)
 {
-	u32 block, from;
+	u32 block;
 
 	if (flat->starts)
 		return flat->starts[row];
 	if (!row)
 		return 0;
 	block = sframe_u32_upper(flat->blocks, 0, flat->nr_blocks, row - 1) - 1;
-	from = block << flat->block_shift;
-	return from + (u16)(flat->low[row] - (u16)from);
+	return sframe_flat_start_in(flat, block, row);
 }

@@ -39,29 +39,29 @@ static void sframe_step_keep(struct sframe_walk *w, u64 pc,
 }
 
 /*
- * A miss of the loop at @rel (the call's address in the object): the step
- * the flattened table of @sec gives, when the loop may take it: a rule of
- * the loop's form, not at a function's last byte (where a trampoline
- * without an FDE may follow, which the full step looks for).  Anything
- * else (no rule, a signal frame, a PLT's) is the full step's: NULL.  The
- * table's forms were made with @sec's SP and FP, the walk's machine's:
- * the walk uses no section of another ABI (walk.c).
+ * A miss of the loop at @delta (the call's address less the table's
+ * base, flat->base): in *@stepp, the step the flattened table @flat gives,
+ * when the loop may take it: a rule of the loop's form, not at a
+ * function's last byte (where a trampoline without an FDE may follow,
+ * which the full step looks for).  Anything else (no rule, a signal
+ * frame, a PLT's) is the full step's: false.  The table's forms were made
+ * with its section's SP and FP, the walk's machine's: the walk uses no
+ * section of another ABI (walk.c).
  */
-static __always_inline const struct sframe_step_form *
-sframe_step_miss(const struct sframe_section *sec, u64 rel)
+static __always_inline bool
+sframe_step_miss(const struct sframe_flat *flat, u64 delta,
+		 const struct sframe_step_form **stepp)
 {
-	const struct sframe_flat *flat = sec->flat;
 	const struct sframe_step_form *step;
 	bool at_end;
 	u16 row;
 
-	if (!flat)
-		return NULL;
-	row = sframe_flat_find(flat, (s64)(rel - sec->vaddr), &at_end);
+	row = sframe_flat_find_delta(flat, delta, &at_end);
 	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE || at_end)
-		return NULL;
+		return false;
 	step = &flat->forms[row & SFRAME_FLAT_INDEX_MASK];
-	return step->fp_at == SFRAME_STEP_NO_FORM ? NULL : step;
+	*stepp = step;
+	return step->fp_at != SFRAME_STEP_NO_FORM;
 }
 
 /*
@@ -96,12 +96,13 @@ sframe_walk_loop_by(struct sframe_walk *w, u64 *ips, unsigned int max,
 		    sframe_read_fn read, bool cached, bool misses)
 {
 	const struct sframe_section *sec = w->where.sec;
+	const struct sframe_flat *flat = sec ? sec->flat : NULL;
 	struct sframe_step_cache *cache = w->cache;
 	u64 id = sec ? sec->id : 0;
 	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, saved[2];
 	/* A return address's call is in the range: ip - 1 - start < size. */
 	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
-	u64 bias = w->where.bias + 1, mask = w->ra_mask;
+	u64 bias = w->where.bias + 1, mask = w->ra_mask, origin = 0;
 	const struct sframe_step_form *step;
 	struct sframe_step_entry *e = NULL;
 	u64 *out = ips, *end = ips + max;
@@ -113,9 +114,14 @@ sframe_walk_loop_by(struct sframe_walk *w, u64 *ips, unsigned int max,
 	 * takes the next frame, after which every SP is exact.  Only a
 	 * section with an id has entries (walk.h).
 	 */
-	if (!sec || (cached && !id) || (misses && !sec->flat) ||
-	    !w->sp_exact)
+	if (!sec || (cached && !id) || (misses && !flat) || !w->sp_exact)
 		return 0;
+	/*
+	 * ip - origin: the call's offset from the table's base, the table's
+	 * key, with the per-walk terms (bias, section, base) summed once.
+	 */
+	if (misses)
+		origin = bias + sec->vaddr + (u64)flat->base;
 	while (out < end) {
 		/* ip - 1 in the object */
 		u64 rel = ip - bias;
@@ -129,8 +135,7 @@ sframe_walk_loop_by(struct sframe_walk *w, u64 *ips, unsigned int max,
 				break;
 		}
 		if (misses) {
-			step = sframe_step_miss(sec, rel);
-			if (!step)
+			if (!sframe_step_miss(flat, ip - origin, &step))
 				break;
 			/*
 			 * The table's answer depends on nothing but rel:
