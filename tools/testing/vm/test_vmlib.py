@@ -737,5 +737,53 @@ class Python313Test(unittest.TestCase):
                          ({"named": 2, "ends_at_trampoline": 1}, 3))
 
 
+class BuildStormTest(unittest.TestCase):
+    """sframe-build's host half: when a toolchain sample reached its start."""
+
+    @staticmethod
+    def _build():
+        path = os.path.join(scenario.SCENARIO_DIR, "sframe-build.py")
+        spec = importlib.util.spec_from_file_location("sframe_build", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def test_complete(self):
+        build = self._build()
+        start = ((0x1ab70, 0x1abb0), 0x1098ec)
+        text = ("cc1   7 \n\t    5000 [unknown] (/usr/lib/gcc/x86_64-linux-gnu/12/cc1)\n"
+                "\t   2724a __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6)\n\n"
+                "as   8 \n\t    9a98 [unknown] (/lib64/ld-linux-x86-64.so.2)\n"
+                "\t   12183 [unknown] (/lib64/ld-linux-x86-64.so.2)\n\n"
+                "ld   9 \n\t    9a98 [unknown] (/lib64/ld-linux-x86-64.so.2)\n"
+                "\t   1ab78 [unknown] (/lib64/ld-linux-x86-64.so.2)\n\n"
+                "ld   9 \n\tffffffff81000000 schedule ([kernel.kallsyms])\n\n"
+                "sh   10 \n\t    1000 main (/bin/sh)\n\n"
+                "make   11 \n\t   d4ad7 execve (/lib/x86_64-linux-gnu/libc.so.6)\n"
+                "\t  1098ec [unknown] (/lib/x86_64-linux-gnu/libc.so.6)\n\n"
+                "make   12 \n\t   d4ad7 execve (/lib/x86_64-linux-gnu/libc.so.6)\n\n")
+        counts = build.measure(text, start)
+        self.assertEqual(counts["cc1"], (1, 1))
+        self.assertEqual(counts["as"], (0, 1))     # stopped in the loader's resolver
+        self.assertEqual(counts["ld"], (1, 1))     # the kernel-only sample is not counted
+        self.assertNotIn("sh", counts)
+        self.assertEqual(counts["make"], (1, 2))   # a posix_spawn child's start; exec's
+        self.assertAlmostEqual(build.share([counts]), 3 / 5)
+
+    def test_clone3_child_start(self):
+        build = self._build()
+        text = ("  1098ca:\ttest   %rdx,%rdx\n  1098d2:\tmov    $0x1b3,%eax\n"
+                "  1098d7:\tsyscall\n  1098ea:\tcall   *%rdx\n"
+                "  1098ec:\tmov    %rax,%rdi\n")
+        self.assertEqual(build.clone3_return(text), 0x1098ec)
+        self.assertRaises(ValueError, build.clone3_return, text.replace("1b3", "38"))
+
+    def test_percentile(self):
+        build = self._build()
+        self.assertEqual(build.percentile([30, 10, 20, 40], 0.5), 20)
+        self.assertEqual(build.percentile(range(1, 101), 0.95), 95)
+        self.assertEqual(build.percentile([5], 0.95), 5)
+
+
 if __name__ == "__main__":
     unittest.main()
