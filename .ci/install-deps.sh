@@ -31,6 +31,7 @@ packages="
 	libssl-dev
 	lintian
 	linux-perf
+	openjdk-17-jdk-headless
 	perl
 	llvm
 	python3

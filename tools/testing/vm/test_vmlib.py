@@ -20,8 +20,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # pylint: disable=wrong-import-position
-from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, kmods, \
-    ktap, machinecode, scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
+from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
+    kmods, ktap, machinecode, scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -783,6 +783,47 @@ class BuildStormTest(unittest.TestCase):
         self.assertEqual(build.percentile([30, 10, 20, 40], 0.5), 20)
         self.assertEqual(build.percentile(range(1, 101), 0.95), 95)
         self.assertEqual(build.percentile([5], 0.95), 5)
+
+
+class JavaTest(unittest.TestCase):
+    """The guest's Java runtime and sframe-java's rule for a complete sample."""
+
+    @classmethod
+    def setUpClass(cls):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios",
+                            "sframe-java.py")
+        spec = importlib.util.spec_from_file_location("sframe_java", path)
+        cls.check = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.check)
+
+    def test_another_jdk_makes_another_image(self):
+        with tempfile.TemporaryDirectory() as jdk:
+            for name in ("release", "lib/modules", "lib/server/libjvm.so", "bin/jlink"):
+                os.makedirs(os.path.dirname(os.path.join(jdk, name)), exist_ok=True)
+                with open(os.path.join(jdk, name), "w") as f:
+                    f.write('JAVA_VERSION="17.0.15"\n')
+            first = java.jdk_digest(jdk)
+            self.assertEqual(java.jdk_digest(jdk), first)
+            with open(os.path.join(jdk, "release"), "w") as f:
+                f.write('JAVA_VERSION="17.0.16"\n')
+            self.assertNotEqual(java.jdk_digest(jdk), first)
+
+    def test_complete_at_the_entry_then_libc_only(self):
+        libc = "/lib/x86_64-linux-gnu/libc.so.6"
+        frames = [stackcheck.Frame("7f0", "[unknown]", "/tmp/perf-1.map"),
+                  stackcheck.Frame("8282d2", "JavaCalls::call_helper", "libjvm.so"),
+                  stackcheck.Frame("7b49", "ThreadJavaMain", "libjli.so"),
+                  stackcheck.Frame("891f5", "[unknown]", libc),
+                  stackcheck.Frame("1098ec", "[unknown]", libc)]
+        self.assertTrue(self.check.reaches(frames, "ThreadJavaMain"))
+        self.assertTrue(self.check.reaches(frames[:4], "ThreadJavaMain"))
+        # the entry with nothing beyond it: no thread start reached
+        self.assertFalse(self.check.reaches(frames[:3], "ThreadJavaMain"))
+        # a walk that stopped in libjvm, or went astray beyond the entry
+        self.assertFalse(self.check.reaches(frames[:2] + frames[3:], "ThreadJavaMain"))
+        stray = stackcheck.Frame("2000850d", "[unknown]", "[unknown]")
+        self.assertFalse(self.check.reaches(frames + [stray], "ThreadJavaMain"))
+        self.assertFalse(self.check.reaches([], "ThreadJavaMain"))
 
 
 if __name__ == "__main__":

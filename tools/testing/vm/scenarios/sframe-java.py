@@ -1,0 +1,115 @@
+"""Host half of sframe-java: HotSpot's main thread judged by its outermost frame.
+
+The launcher (libjli) runs the VM and main() on a thread of its own,
+ThreadJavaMain, which libc's start_thread calls (and clone3 starts; the
+stock walker stops at start_thread, whose caller leaves no frame pointer,
+the module's walk goes on to clone3, whose CFI ends the stack).  So a
+sample of that thread is complete when its user frames reach
+ThreadJavaMain and only libc's frames lie beyond it.  Debian's libc has
+no symbols for those two, hence "libc's frames" rather than their names.
+The VM's own threads (compiler, GC, VM thread) start in libjvm's
+thread_native_entry the same way: they are reported, not judged, since
+how many samples they get depends on when the compiler runs.
+
+The main thread's samples are those of the thread id the workload
+prints; they are divided into those with a frame of the JNI library
+(JIT -> C -> libjvm -> JIT ...) and the others (JIT frames, the
+interpreter and libjvm only).
+"""
+
+import re
+
+from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, judge, parse_perf_tasks, worse_than_stock
+
+MAIN_ENTRY = "ThreadJavaMain"
+VM_THREAD_ENTRY = "thread_native_entry"
+LIBC = "libc.so.6"
+JNI_LIBRARY = "libjavacallback.so"
+GROUPS = {"": "main thread", "_jni": "main thread, JNI", "_jit": "main thread, no JNI"}
+COMPLETE_BOUND = 0.98
+# Without the module a JNI sample's walk goes astray above the library,
+# which keeps no frame pointers (libjvm and libjli keep them).
+STOCK_JNI_BOUND = 0.10
+# Complete JNI samples among the complete ones: the workload spends
+# about half its time in the JNI phase, so a fifth at least.
+JNI_SHARE_BOUND = 0.20
+
+
+def check(run):
+    """Measure both recordings; assert the module's completeness, stock's shortfall."""
+    measured = {}
+    for mode, prefix in (("stock", "java_stock"), ("module", "java")):
+        measured[mode] = measure(run, mode, prefix)
+    module, stock = measured["module"], measured["stock"]
+    if module:
+        for group, label in GROUPS.items():
+            judge(run, f"module, {label}: complete", module[group][0], ">=",
+                  COMPLETE_BOUND)
+        judge(run, "module: complete samples through JNI",
+              module["_jni"][2] / max(module[""][2], 1), ">=", JNI_SHARE_BOUND)
+    if stock:
+        judge(run, f"stock, {GROUPS['_jni']}: complete", stock["_jni"][0], "<",
+              STOCK_JNI_BOUND)
+    if module and stock:
+        mine, theirs = module["_jit"], stock["_jit"]
+        verdict = (f"module, {GROUPS['_jit']}: {100 * mine[0]:.1f}% complete, "
+                   f"{mine[1]:.1f} frames; stock {100 * theirs[0]:.1f}%, "
+                   f"{theirs[1]:.1f} frames")
+        (run.fail if worse_than_stock(mine[:2], theirs[:2]) else run.passed)(
+            f"{verdict}: never worse")
+
+
+def measure(run, mode, prefix):
+    """Return {group: (complete share, mean user frames, complete)} of mode's main thread.
+
+    group is "" (all the main thread's samples), "_jni" or "_jit"; each
+    is reported as <prefix><group>_complete_pct, _samples and
+    _mean_frames, the VM's threads as <prefix>_vm_threads_*.
+    """
+    perf, out = run.artefacts.get(f"{mode}.perf"), run.artefacts.get(f"{mode}.out")
+    if perf is None or out is None:
+        run.fail(f"{mode}: no perf output or no workload output")
+        return None
+    found = re.search(r"^tid (\d+)$", out.decode(errors="replace"), re.M)
+    if not found:
+        run.fail(f"{mode}: the workload printed no thread id")
+        return None
+    main_tid = int(found.group(1))
+    counts = {group: [0, 0, 0] for group in ("", "_jni", "_jit", "_vm_threads")}
+    for comm, tid, frames in parse_perf_tasks(perf.decode(errors="replace")):
+        user = [f for f in frames if int(f.ip, 16) < USER_TOP]
+        if tid == main_tid:
+            groups = ("", "_jni" if any(f.dso.endswith(JNI_LIBRARY) for f in user)
+                      else "_jit")
+            complete = reaches(user, MAIN_ENTRY)
+        elif comm != "java":
+            groups = ("_vm_threads",)
+            complete = reaches(user, VM_THREAD_ENTRY)
+        else:
+            continue        # the launcher's first thread: start-up and a join
+        for group in groups:
+            counts[group][0] += 1
+            counts[group][1] += len(user)
+            counts[group][2] += complete
+    shares = {}
+    for group, (samples, frames, complete) in counts.items():
+        run.metric(f"{prefix}{group}_samples", samples)
+        if samples == 0:
+            continue
+        shares[group] = (complete / samples, frames / samples, complete)
+        run.metric(f"{prefix}{group}_complete_pct", f"{100 * complete / samples:.1f}")
+        run.metric(f"{prefix}{group}_mean_frames", f"{frames / samples:.1f}")
+    for group in ("_jni", "_jit"):
+        if counts[group][0] < MIN_SAMPLES:
+            run.fail(f"{mode}: {counts[group][0]} samples of the {GROUPS[group]}, "
+                     f"want >= {MIN_SAMPLES}")
+            return None
+    return shares
+
+
+def reaches(user, entry):
+    """Tell whether the user frames end at entry, then libc's frames only."""
+    outer = len(user)
+    while outer > 0 and user[outer - 1].dso.endswith("/" + LIBC):
+        outer -= 1
+    return 0 < outer < len(user) and user[outer - 1].sym == entry
