@@ -4,6 +4,7 @@
 # sections within 1 s, rmmod completes, no task hangs.
 # needs: module
 # kernels: debian-5.10 debian-6.1 debian-6.12 debug
+# default: debian-5.10 debian-6.12 debug
 # timeout: 240
 # kmods: fuse
 . /vmtest/lib.sh

@@ -8,7 +8,7 @@
 # the hostile scenarios' bound and perf never lowers its sample rate.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
-# default: debian-6.1 debian-6.12 arm64-debian-6.12
+# default: debian-6.12 arm64-debian-6.12
 # timeout: 900
 . /vmtest/lib.sh
 MIXWALK=/workloads/project/mixed/mixwalk

@@ -4,7 +4,7 @@
 # a steady SFrame workload stays complete and the cache ends where it began.
 # needs: module
 # kernels: all
-# default: debian-6.12 debug
+# default: debug
 # timeout: 400
 . /vmtest/lib.sh
 P=/workloads/project
