@@ -194,6 +194,31 @@ else
 	result fail "a program uid 1001 built and runs got no sidecar within $LIMIT_MS ms"
 fi
 wait $users
+
+# That sidecar is its mapper's, charged within max_user_mb: with uid
+# 1001's share at 1 MiB, its copies of six of the system's objects (1.3
+# MB of sidecars, from the cache) do not all get theirs; the module
+# refuses at least one (EDQUOT), which root's share, charged before,
+# would have taken.
+user_mb=$(cat /sys/module/sframe_unwind/parameters/max_user_mb)
+echo 1 > /sys/module/sframe_unwind/parameters/max_user_mb
+holders=
+for f in /lib/x86_64-linux-gnu/libpython3.11.so.1.0 /lib/x86_64-linux-gnu/libperl.so.5.36 \
+	 /lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libglib-2.0.so.0 \
+	 /lib/x86_64-linux-gnu/libopencsd.so.1 /usr/bin/perf; do
+	cp "$f" "/tmp/users/quota-${f##*/}"
+	chown 1001 "/tmp/users/quota-${f##*/}"
+	/workloads/project/runas 1001 /workloads/project/execmap hold \
+		"/tmp/users/quota-${f##*/}" > /dev/null &
+	holders="$holders $!"
+done
+if wait_text /tmp/first.log "Disk quota exceeded" 60; then
+	result ok "uid 1001 over max_user_mb: a sidecar of its refused (EDQUOT)"
+else
+	result fail "uid 1001 over max_user_mb: no EDQUOT for its sidecars in 60 s"
+fi
+kill $holders
+echo "$user_mb" > /sys/module/sframe_unwind/parameters/max_user_mb
 stop_serve first
 [ "$(generated first)" -ge 4 ] ||
 	result fail "the first service generated $(generated first) sidecars, want >= 4"
