@@ -2,7 +2,8 @@
 /*
  * What the generic walk needs to know of a machine, as data: register
  * numbers, where a call leaves the return address, how a frame record is
- * laid out, the rt_sigreturn trampolines and the signal frame.  One file
+ * laid out, the rt_sigreturn trampolines and the signal frame, the plain
+ * epilogues a frame without a table is walked by.  One file
  * per architecture (kernel/sframe/arch/) fills a struct sframe_arch; the
  * walk holds a pointer to one, so the same core walks x86-64 stacks in the
  * x86-64 module and AArch64 stacks in the arm64 one, and the tests walk
@@ -28,6 +29,29 @@ struct sframe_insn_seq {
 /* Most words a walk reads from a signal frame. */
 #define SFRAME_ARCH_MAX_SIGFRAME_WORDS	8
 
+/* Most bytes of an epilogue, and most epilogues an architecture lists. */
+#define SFRAME_ARCH_MAX_EPILOGUE_LEN	8
+#define SFRAME_ARCH_MAX_EPILOGUES	2
+
+/**
+ * struct sframe_epilogue - code that ends a frame, and what it leaves
+ * @code: its bytes, exactly
+ * @len: how many
+ * @cfa_offset: once they ran, the function has returned: its CFA is SP
+ *	plus this, the return address the word below the CFA; FP and the
+ *	other registers are not changed
+ * @interrupted_only: only at an interrupted IP, never at a return
+ *	address: a call that does not return may end a function, and its
+ *	return address then starts the next one, where these bytes may
+ *	begin an unrelated function (a bare ret does)
+ */
+struct sframe_epilogue {
+	u8 code[SFRAME_ARCH_MAX_EPILOGUE_LEN];
+	u8 len;
+	u8 cfa_offset;
+	bool interrupted_only;
+};
+
 /**
  * struct sframe_arch - one architecture's facts for the walk
  * @name: as the tools print it
@@ -47,6 +71,9 @@ struct sframe_insn_seq {
  *	runs: @sigframe.offset bytes above SP, @sigframe.words words, of
  *	which @sigframe.ip, .sp, .fp and .ra are the indexes (.ra:
  *	SFRAME_ARCH_NO_REG when @ra_reg is)
+ * @epilogue: the epilogues a frame no table describes is walked by
+ *	(Documentation/design.rst, "Frames at a plain epilogue")
+ * @nr_epilogue: how many
  */
 struct sframe_arch {
 	const char *name;
@@ -66,6 +93,8 @@ struct sframe_arch {
 		u8 fp;
 		u8 ra;
 	} sigframe;
+	struct sframe_epilogue epilogue[SFRAME_ARCH_MAX_EPILOGUES];
+	unsigned int nr_epilogue;
 };
 
 /*

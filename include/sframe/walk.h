@@ -98,6 +98,7 @@ struct sframe_walk {
 	unsigned int fp_steps;
 	unsigned int fp_fallback_steps;	/* of fp_steps, where SFrame had none */
 	unsigned int signal_steps;	/* through rt_sigframes */
+	unsigned int epilogue_steps;	/* by the code at a frame without a table */
 	unsigned int cached_steps;	/* of sframe_steps, by the step cache */
 	struct sframe_step_cache *cache;	/* optional: sframe_walk_cache() */
 	struct sframe_where where;	/* the last lookup's answer */

@@ -42,6 +42,7 @@ struct sframe_stats {
 	u64 frames_fp;			/* frames found by frame pointers */
 	u64 frames_fp_fallback;		/* of those, where SFrame had none */
 	u64 frames_signal;		/* frames found through rt_sigframes */
+	u64 frames_epilogue;		/* through a plain epilogue's code */
 	u64 stops[SFRAME_NR_STOPS];
 	u64 max_depth;			/* walks ended by max_stack */
 	u64 walk_ns_max;		/* the longest walk (a maximum, not a sum) */

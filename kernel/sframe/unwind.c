@@ -44,6 +44,7 @@ sframe_walk_user(const struct pt_regs *regs, unsigned int max,
 	sframe_count_add(frames_fp, w.fp_steps);
 	sframe_count_add(frames_fp_fallback, w.fp_fallback_steps);
 	sframe_count_add(frames_signal, w.signal_steps);
+	sframe_count_add(frames_epilogue, w.epilogue_steps);
 	if (full)
 		sframe_count(max_depth);
 	else

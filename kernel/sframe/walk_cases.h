@@ -45,12 +45,25 @@ struct walk_case {
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
 	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
 	u8 sigreturn;			/* which of the arch's sequences it is */
+	u64 code_at;			/* two words of code here (0: none) */
+	u64 code[2];
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
 	/* frames stepped by frame pointers where SFrame had no answer */
 	unsigned int want_fallback;
 };
+
+/*
+ * CPython 3.13's x86-64 perf trampoline as two words of code, copied at
+ * 0x800: f3 0f 1e fa (endbr64) 48 83 ec 08 (sub $8,%rsp) ff d1 (call
+ * *%rcx) 48 83 c4 08 (add $8,%rsp) c3 (ret), then the next copy's first
+ * byte; and as built without CET (no endbr64).
+ */
+#define WALK_TRAMP_CET_0	0x08ec8348fa1e0ff3ULL
+#define WALK_TRAMP_CET_8	0xf3c308c48348d1ffULL
+#define WALK_TRAMP_0		0x8348d1ff08ec8348ULL
+#define WALK_TRAMP_8		0xff08ec8348c308c4ULL
 
 static const struct walk_case walk_cases_x86_64[] = {
 	{
@@ -260,6 +273,103 @@ static const struct walk_case walk_cases_x86_64[] = {
 		},
 		.want = { TEXT(0x0900) },
 		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/*
+		 * leaf returns into a copy of CPython 3.13's perf trampoline
+		 * at 0x800 (no table: endbr64; sub $8,%rsp; call *%rcx; add
+		 * $8,%rsp; ret), called by main: its RA 0x80a is at the add,
+		 * so RA at SP + 8, CFA SP + 16, and main's rule goes on.
+		 */
+		.name = "no table, RA at add $8,%rsp; ret: the epilogue",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_CET_0, WALK_TRAMP_CET_8 },
+		.words = {
+			{ 0x100, TEXT(0x080a) },	/* leaf's RA */
+			{ 0x110, TEXT(0x10c8) },	/* the trampoline's */
+			{ 0x120, STACK(0x1d0) },	/* main saved FP */
+			{ 0x130, TEXT(0x1460) },	/* main's RA */
+		},
+		.want = { TEXT(0x080a), TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* Without endbr64: the add at 0x806, its ret in the next word. */
+		.name = "no table, add $8,%rsp; ret across two words",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_0, WALK_TRAMP_8 },
+		.words = {
+			{ 0x100, TEXT(0x0806) },
+			{ 0x110, TEXT(0x10c8) },
+			{ 0x120, STACK(0x1d0) },
+			{ 0x130, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x0806), TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/* A sample at the trampoline's ret, after its add. */
+		.name = "no table, interrupted at a bare ret: RA at SP",
+		.ip = TEXT(0x080e), .sp = STACK(0x110), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_CET_0, WALK_TRAMP_CET_8 },
+		.words = {
+			{ 0x110, TEXT(0x10c8) },
+			{ 0x120, STACK(0x1d0) },
+			{ 0x130, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
+		 * A return address at a bare ret may start another function
+		 * after a call that never returns: frame pointers, as before.
+		 */
+		.name = "no table, RA at a bare ret: frame pointers",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_CET_0, WALK_TRAMP_CET_8 },
+		.words = {
+			{ 0x100, TEXT(0x080e) },
+			{ 0x110, TEXT(0x10c8) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0900) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x080e), TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* sub $8,%rsp; ret (ModRM ec, not c4): frame pointers. */
+		.name = "no table, almost an epilogue: frame pointers",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_CET_0, WALK_TRAMP_CET_8 ^ 0x2800000000ULL },
+		.words = {
+			{ 0x100, TEXT(0x080a) },
+			{ 0x110, TEXT(0x10c8) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0900) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x080a), TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* The epilogue's RA slot past the stack: the walk stops. */
+		.name = "no table, epilogue's RA slot unreadable",
+		.ip = TEXT(0x080a), .sp = STACK(WALK_STACK_WORDS * 8 - 8),
+		.fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { WALK_TRAMP_CET_0, WALK_TRAMP_CET_8 },
+		.words = {
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0900) },
+		},
+		.want_stop = SFRAME_STOP_READ,
 	},
 };
 
@@ -530,6 +640,7 @@ static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 	const struct walk_case *c = env->c;
 
 	u64 tramp = TEXT(c->tramp) + env->delta;
+	u64 code = TEXT(c->code_at) + env->delta;
 
 	if (c->tramp && (addr == tramp || addr == tramp + 1)) {
 		/* the "almost" case reads at tramp + 1: no match */
@@ -540,6 +651,10 @@ static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 	}
 	if (c->tramp && addr == tramp + 8) {
 		*val = walk_env_tramp_word(env, 1);
+		return 0;
+	}
+	if (c->code_at && (addr == code || addr == code + 8)) {
+		*val = c->code[addr != code];
 		return 0;
 	}
 	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||

@@ -2,8 +2,9 @@
 /*
  * x86-64's facts for the walk: the call pushes the return address, the
  * frame record is the push %rbp / mov %rsp,%rbp pair at the top of the
- * frame, and a signal handler returns to a trampoline whose SP points at
- * the rt_sigframe's ucontext.
+ * frame, a signal handler returns to a trampoline whose SP points at
+ * the rt_sigframe's ucontext, and CPython's perf trampolines end in a
+ * plain epilogue.
  */
 #include <sframe/arch.h>
 #include <sframe/format.h>
@@ -42,4 +43,18 @@ const struct sframe_arch sframe_arch_x86_64 = {
 		.words = 7, .fp = 0, .sp = 5, .ip = 6,
 		.ra = SFRAME_ARCH_NO_REG,
 	},
+	.epilogue = {
+		/* add $8, %rsp; ret: CPython 3.13's -X perf trampoline */
+		{
+			.code = { 0x48, 0x83, 0xc4, 0x08, 0xc3 },
+			.len = 5, .cfa_offset = 16,
+		},
+		/* ret: the same trampoline, interrupted after its add */
+		{
+			.code = { 0xc3 },
+			.len = 1, .cfa_offset = 8,
+			.interrupted_only = true,
+		},
+	},
+	.nr_epilogue = 2,
 };

@@ -401,6 +401,76 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 }
 
 /*
+ * Which of the machine's epilogues (struct sframe_epilogue) the code at
+ * w->ip is, if any.  Read by aligned words, which never cross a page, so
+ * bytes past the sequence cannot make the read fail: the word holding
+ * w->ip and, for a sequence that runs past it, the next, at most once.
+ */
+static const struct sframe_epilogue *
+sframe_find_epilogue(struct sframe_walk *w, bool interrupted)
+{
+	const struct sframe_arch *arch = w->arch;
+	unsigned int skip = w->ip & (WORD - 1), words = 1, i, k;
+	bool tried = false;
+	u64 code[2];
+
+	if (!arch->nr_epilogue || sframe_read(w, w->ip - skip, code, 1))
+		return NULL;
+	for (i = 0; i < arch->nr_epilogue; i++) {
+		const struct sframe_epilogue *e = &arch->epilogue[i];
+
+		if (e->interrupted_only && !interrupted)
+			continue;
+		if (skip + e->len > words * WORD) {
+			if (tried || sframe_read(w, w->ip - skip + WORD,
+						 &code[1], 1)) {
+				tried = true;
+				continue;
+			}
+			tried = true;
+			words = 2;
+		}
+		for (k = skip; k < skip + e->len; k++)
+			if ((u8)(code[k / WORD] >> (8 * (k % WORD))) !=
+			    e->code[k - skip])
+				break;
+		if (k == skip + e->len)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * A frame no table describes, at a plain epilogue: stepped as that code
+ * will step it, which is no guess.  At an interrupted IP it is what runs
+ * next; at a return address, what runs once the callee returns, SP then
+ * being the callee's CFA: so only where SP is exact.  False, nothing
+ * changed, where the bytes differ or cannot be read (the frame-pointer
+ * step follows, as before); true where it stepped, or found the return
+ * address's slot unreadable, which ends the walk (w->stop).
+ */
+static bool sframe_walk_epilogue(struct sframe_walk *w)
+{
+	const struct sframe_epilogue *e;
+	u64 cfa, ra;
+
+	if (!w->sp_exact)
+		return false;
+	e = sframe_find_epilogue(w, w->first || w->exact_ip);
+	if (!e)
+		return false;
+	cfa = w->sp + e->cfa_offset;
+	if (sframe_read(w, cfa - WORD, &ra, 1))
+		return !sframe_walk_fail(w, SFRAME_STOP_READ);
+
+	w->ip = ra & w->ra_mask;
+	w->sp = cfa;
+	w->ra_known = false;
+	w->epilogue_steps++;
+	return true;
+}
+
+/*
  * The floor under every step: the frame-pointer step the stock walker
  * takes, wherever SFrame has no answer for the frame (no section, no FDE)
  * or its answer cannot be used there (a register no longer known, a CFA
@@ -417,6 +487,8 @@ static bool sframe_walk_fp_floor(struct sframe_walk *w)
 
 	if (stop == SFRAME_STOP_OUTERMOST)
 		return false;
+	if (!stop && sframe_walk_epilogue(w))
+		return !w->stop;
 	w->stop = SFRAME_STOP_NONE;
 	if (!sframe_walk_fp(w, !stop)) {
 		if (stop)

@@ -730,11 +730,12 @@ class Python313Test(unittest.TestCase):
         trampoline = "\t7f23f6f7c3fa py::descend:/root/pyrecurse.py (/tmp/perf-198.map)\n"
         main = "\t283145 [unknown] (/python313/usr/bin/python3.13)\n"
         text = ("python3.13 198 \n" + eval_loop + trampoline + "\n" +
-                "python3.13 198 \n" + eval_loop + trampoline + main + "\n" +
+                "python3.13 198 \n" + eval_loop + trampoline + eval_loop + trampoline +
+                main + "\n" +
                 "python3.13 198 \n" + eval_loop + "\n" +
                 "sframectl 175 \n" + trampoline)
         self.assertEqual(scenario.python_shares(text),
-                         ({"named": 2, "ends_at_trampoline": 1}, 3))
+                         ({"named": 2, "ends_at_trampoline": 1}, 3, 3))
 
 
 class BuildStormTest(unittest.TestCase):

@@ -8,9 +8,10 @@
 # -g records the whole guest without the module, then with `sframectl
 # serve`, which must supply python3.13, libc and ld.so; the map goes to
 # the guest's /tmp under python's pid as perf sees it.  How many samples
-# are named (py::...), end at a trampoline (3.13's keeps no frame
-# record: Documentation/design.rst) or reach python's main is judged on
-# the host.
+# are named (py::...), how many names each carries, how many end at a
+# trampoline (3.13's keeps no frame record: the module steps over it by
+# its epilogue, Documentation/design.rst) or reach python's main is
+# judged on the host.
 # needs: module python313
 # kernels: debian-6.1 debian-6.12
 # default: debian-6.12
@@ -20,6 +21,10 @@ SF=/workloads/project/sframectl
 CACHE=/tmp/py313-cache
 ROOT=/python313
 RECORD_SECONDS=6
+# Python calls on the stack at most: with -X perf each goes through the
+# trampoline and several C frames, and a stack deeper than perf's
+# max_stack (127) would not reach main.
+DEPTH=12
 # The container's files as the module names them: by their path in the
 # container's root or, on 6.1, in the guest's ($ROOT/...).
 LIB=/usr/lib/x86_64-linux-gnu
@@ -32,7 +37,7 @@ LIMIT_MS=60000
 start()
 {
 	unshare -m -p -f chroot $ROOT /usr/bin/python3.13 -I -S -X perf \
-		/root/pyrecurse.py 600 > /dev/null 2> "/tmp/$1.err" &
+		/root/pyrecurse.py 600 $DEPTH > /dev/null 2> "/tmp/$1.err" &
 	container=$!
 	py=
 	for _ in $(seq 100); do
@@ -99,6 +104,7 @@ if start served; then
 	cat /tmp/status.txt
 	artefact status.txt /tmp/status.txt
 	record served
+	metric frames_epilogue "$(stat_value frames_epilogue)"
 fi
 stop_serve python313
 sframe_state module
