@@ -3,7 +3,7 @@
 # SFrame) with sframe_unwind loaded; the host wants complete chains.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
-# default: debian-5.10 debian-6.12 arm64-debian-6.12
+# default: debian-5.10 arm64-debian-6.12
 # timeout: 900
 . /vmtest/lib.sh
 load_module sframe_unwind
