@@ -15,9 +15,8 @@ the first indirect call after libc's clone3 system call.
 
 import os
 import re
-import subprocess
 
-from vmlib.machinecode import parse_program_headers, to_file_offset
+from vmlib.machinecode import disassembly, program_headers, to_file_offset
 from vmlib.stackcheck import USER_TOP, judge, parse_perf_samples
 
 PROGRAMS = ("cc1", "as", "ld", "collect2", "make", "gcc")
@@ -38,13 +37,9 @@ LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
 CLONE3 = 435        # x86-64's clone3 system call number
 
 
-def _output(*argv):
-    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-
-
 def loader_start(loader=LOADER):
     """Return the [start, end] file offsets of the loader's entry code."""
-    entry, loads = parse_program_headers(_output("readelf", "-lW", loader))
+    entry, loads = program_headers(loader)
     start = to_file_offset(loads, entry)
     return start, start + LOADER_START_BYTES
 
@@ -56,7 +51,7 @@ def clone3_child_start(libc=LIBC):
     function it was given: the first indirect call after it.  The address
     is also the file offset perf prints: libc's text lies at its offset.
     """
-    return clone3_return(_output("objdump", "-d", "--no-show-raw-insn", libc))
+    return clone3_return(disassembly(libc))
 
 
 def clone3_return(disassembly):

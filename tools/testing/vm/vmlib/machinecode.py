@@ -207,6 +207,11 @@ def _tool(*argv):
     return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
 
 
+def program_headers(binary):
+    """Return (entry, [(vaddr, offset, filesz)] of PT_LOADs) of binary."""
+    return parse_program_headers(_tool("readelf", "-lW", binary))
+
+
 def main_frame_offsets(binary):
     """Return [start, end) file-offset ranges where a return address means main.
 
@@ -216,7 +221,7 @@ def main_frame_offsets(binary):
     offsets, because perf script prints a frame of a file mapping as its
     offset in the file (map-relative), PIE or not.
     """
-    entry, loads = parse_program_headers(_tool("readelf", "-lW", binary))
+    entry, loads = program_headers(binary)
     start = _tool("objdump", "-d", "--no-show-raw-insn", f"--start-address={entry:#x}",
                   f"--stop-address={entry + 64:#x}", binary)
     fdes = parse_fde_ranges(_tool("readelf", "--debug-dump=frames", binary))
