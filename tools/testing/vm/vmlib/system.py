@@ -35,7 +35,7 @@ from . import channel, console, kernels, qemu, sysimage
 from .stackcheck import (MIN_SAMPLES, bpftrace_stacks, folded_stacks,
                          mean_user_frames, samples_through, stacks_through)
 from .tap import Tap
-from .util import HarnessError, Stopwatch, cache_dir, log, run
+from .util import HarnessError, Stopwatch, cache_dir, cache_lock, log, run
 
 VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.abspath(os.path.join(VM_DIR, "..", "..", ".."))
@@ -237,19 +237,20 @@ def test_kernel(name, mode, args, debs, results, tap, summary, timings):
     """Build or reuse the kernel's image of mode's kind, boot it for each phase."""
     outdir = os.path.join(results, name)
     os.makedirs(outdir, exist_ok=True)
-    kernel = kernels.fetch_debian(name, cache_dir(), refresh=args.refresh)
-    suite = kernels.KERNELS[name][0]
-    with Stopwatch(f"{name} image", timings):
-        image = sysimage.ensure_image(cache_dir(), kernel, suite, mode,
-                                      sysimage.deb_dependencies(debs),
-                                      os.path.join(outdir, "image-build.log"))
-    tap.test(True, f"{name} image", diagnostics=[image.dir])
     phases = list(MODES[mode])
     disk = os.path.join(outdir, "root.img")
     test_disk = os.path.join(outdir, "vmtest.img")
-    with Stopwatch(f"{name} disks", timings):
-        run(["cp", "--sparse=always", image.disk, disk], quiet=True)
-        make_test_disk(debs, name, phases, test_disk)
+    with cache_lock():
+        kernel = kernels.fetch_debian(name, cache_dir(), refresh=args.refresh)
+        suite = kernels.KERNELS[name][0]
+        with Stopwatch(f"{name} image", timings):
+            image = sysimage.ensure_image(cache_dir(), kernel, suite, mode,
+                                          sysimage.deb_dependencies(debs),
+                                          os.path.join(outdir, "image-build.log"))
+        tap.test(True, f"{name} image", diagnostics=[image.dir])
+        with Stopwatch(f"{name} disks", timings):
+            run(["cp", "--sparse=always", image.disk, disk], quiet=True)
+            make_test_disk(debs, name, phases, test_disk)
     for phase, recordings in MODES[mode].items():
         outcome = boot_phase(name, phase, recordings, image, [disk, test_disk], outdir,
                              tap, timings)
@@ -277,7 +278,7 @@ def main(args):
     log(f"results in {results}")
     tap, summary, timings = Tap(), [], {}
     try:
-        with Stopwatch("make deb", timings):
+        with cache_lock(), Stopwatch("make deb", timings):
             debs = make_debs(results)
     except HarnessError as e:
         tap.test(False, "make deb", str(e).splitlines()[0])

@@ -1,5 +1,7 @@
 """Small helpers shared by the harness: logging, running commands, paths."""
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -22,6 +24,19 @@ def cache_dir():
     path = os.environ.get("SFRAME_CACHE") or os.path.expanduser("~/.cache/sframe-unwind")
     os.makedirs(path, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def cache_lock():
+    """Take turns with other runs at the host-side work on the cache.
+
+    make check runs the packaged-system test beside the VM suite: each
+    fetches, builds and unpacks into the one cache, so they do that in
+    turn, and only their guests run side by side.
+    """
+    with open(os.path.join(cache_dir(), "prepare.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
 
 
 def run(cmd, cwd=None, logfile=None, env=None, quiet=False):
