@@ -338,6 +338,8 @@ struct sframe_span {
 #define SFRAME_FLAT_KIND_SHIFT	12
 #define SFRAME_FLAT_KIND(row)	(((row) >> SFRAME_FLAT_KIND_SHIFT) & 3)
 #define SFRAME_FLAT_END		0x4000
+/* The kind and END together: one test for the common row. */
+#define SFRAME_FLAT_KIND_END	(3 << SFRAME_FLAT_KIND_SHIFT | SFRAME_FLAT_END)
 /* Any binary search here: row and FDE counts are u32. */
 #define SFRAME_MAX_SEARCH_STEPS	32
 
@@ -369,6 +371,7 @@ struct sframe_flat {
 	u32 nr_rules;
 	u32 nr_masks;
 	u32 nr_blocks;
+	u32 block_mask;			/* 2^block_shift - 1 */
 	u8 block_shift;
 	s64 base;			/* section-relative address of FDE 0 */
 };
@@ -454,59 +457,63 @@ static __always_inline u32 sframe_flat_start_in(const struct sframe_flat *flat,
 }
 
 /**
- * sframe_flat_upper() - the first row of a block starting above an offset
+ * sframe_flat_in_force() - the row of a block in force at an offset
  * @flat: the table
- * @block: the block
- * @lo: the first row @block searches (sframe_flat_block_rows())
- * @hi: one past the last
- * @delta: the offset, relative to the table's base, inside the block
+ * @first: the block's first row, flat->blocks[block]
+ * @last: the next block's first, flat->blocks[block + 1]
+ * @key: the offset less the block's start, below 2^block_shift
  *
- * Return: the first row of [@lo, @hi) starting above @delta, or @hi.
+ * Searches the rows after @first up to @last (sframe_flat_block_rows())
+ * by their starts, each indexed as the row before it, so that the search
+ * ends on the row in force, the last one not starting above @key, with
+ * no step to turn one into the other.
+ *
+ * Return: the index of the row in force, @first to @last.
  */
 static __always_inline u32
-sframe_flat_upper(const struct sframe_flat *flat, u32 block, u32 lo, u32 hi,
-		  u64 delta)
+sframe_flat_in_force(const struct sframe_flat *flat, u32 first, u32 last,
+		     u32 key)
 {
-	const u16 *low = flat->low;
-	u32 key;
+	const u16 *next = flat->low + 1;	/* each row's successor's start */
 
-	if (flat->starts)
-		return sframe_u32_upper(flat->starts, lo, hi, delta);
-	key = (u32)delta - (block << flat->block_shift);
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
+	while (first < last) {
+		u32 mid = first + (last - first) / 2;
 
-		if (low[mid] <= key)
-			lo = mid + 1;
+		if (next[mid] <= key)
+			first = mid + 1;
 		else
-			hi = mid;
+			last = mid;
 	}
-	return lo;
+	return first;
 }
 
+/* Where a look-up met its row: what sframe_flat_ends_at() needs. */
+struct sframe_flat_pos {
+	u32 block;
+	u32 row;			/* the row in force */
+	u32 last;			/* the last row the block searches */
+};
+
 /**
- * sframe_flat_find_delta() - the row in force at an offset from the base
+ * sframe_flat_row_at() - the row in force at an offset from the base
  * @flat: the table
  * @delta: the address less the table's base (flat->base, section-relative),
  *	modulo 2^64
- * @at_end: where to store whether @delta is the last byte of a function
- *	(the row has END and the next starts at @delta + 1)
+ * @pos: where the row was met, for sframe_flat_ends_at()
  *
- * For a walk's loop, which folds the base into its own per-walk constant.
- * Only the last row of a function can end at @delta + 1, so the next
- * row's start is recovered only for such a row.
+ * For a walk's loop, which folds the base into its own per-walk constant
+ * and tests a row's kind and END at once.
  *
- * Return: as sframe_flat_find().
+ * Return: the row word in force, SFRAME_FLAT_NONE past the last block
+ * (and then @pos is not set).
  */
 static __always_inline u16
-sframe_flat_find_delta(const struct sframe_flat *flat, u64 delta,
-		       bool *at_end)
+sframe_flat_row_at(const struct sframe_flat *flat, u64 delta,
+		   struct sframe_flat_pos *pos)
 {
 	u64 block = delta >> flat->block_shift;
-	u32 lo, hi, row;
-	u16 word;
+	u32 first, last, row;
 
-	*at_end = false;
 	/*
 	 * Past the last block is past the last function.  So is an address
 	 * below the base: starts are below 2^32 (sframe_flat_size()), so
@@ -516,13 +523,59 @@ sframe_flat_find_delta(const struct sframe_flat *flat, u64 delta,
 	if (block >= flat->nr_blocks)
 		return SFRAME_FLAT_NONE;
 	/* The block's first row is in force at its start, so at or before delta. */
-	sframe_flat_block_rows(flat, (u32)block, &lo, &hi);
-	row = sframe_flat_upper(flat, (u32)block, lo, hi, delta);
-	word = flat->rows[row - 1];
-	/* A function's end inside this block is a row this block searched. */
-	if (unlikely(word & SFRAME_FLAT_END) && row < hi)
-		*at_end = sframe_flat_start_in(flat, (u32)block, row) ==
-			  delta + 1;
+	first = flat->blocks[block];
+	last = flat->blocks[block + 1];
+	if (unlikely(flat->starts))
+		row = sframe_u32_upper(flat->starts, first + 1, last + 1,
+				       delta) - 1;
+	else
+		row = sframe_flat_in_force(flat, first, last,
+					   (u32)delta & flat->block_mask);
+	*pos = (struct sframe_flat_pos){
+		.block = (u32)block, .row = row, .last = last,
+	};
+	return flat->rows[row];
+}
+
+/**
+ * sframe_flat_ends_at() - whether a row with END ends at an offset
+ * @flat: the table
+ * @pos: where sframe_flat_row_at() met the row
+ * @delta: the offset it looked up
+ *
+ * Only the last row of a function can end at @delta + 1, so the next
+ * row's start is recovered only for such a row.  A function's end inside
+ * the block is a row the block searched.
+ *
+ * Return: true if the next row starts at @delta + 1.
+ */
+static __always_inline bool
+sframe_flat_ends_at(const struct sframe_flat *flat,
+		    const struct sframe_flat_pos *pos, u64 delta)
+{
+	return pos->row < pos->last &&
+	       sframe_flat_start_in(flat, pos->block, pos->row + 1) ==
+	       delta + 1;
+}
+
+/**
+ * sframe_flat_find_delta() - the row in force at an offset from the base
+ * @flat: the table
+ * @delta: as for sframe_flat_row_at()
+ * @at_end: where to store whether @delta is the last byte of a function
+ *	(the row has END and the next starts at @delta + 1)
+ *
+ * Return: as sframe_flat_find().
+ */
+static __always_inline u16
+sframe_flat_find_delta(const struct sframe_flat *flat, u64 delta,
+		       bool *at_end)
+{
+	struct sframe_flat_pos pos;
+	u16 word = sframe_flat_row_at(flat, delta, &pos);
+
+	*at_end = unlikely(word & SFRAME_FLAT_END) &&
+		  sframe_flat_ends_at(flat, &pos, delta);
 	return word;
 }
 

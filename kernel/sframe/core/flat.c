@@ -345,6 +345,7 @@ void sframe_flat_build(const struct sframe_section *sec,
 		.starts = o.starts, .low = o.low, .rows = o.rows,
 		.nr_rows = o.nr, .nr_rules = b->nr_rules,
 		.nr_masks = o.nr_masks, .nr_blocks = b->nr_blocks,
+		.block_mask = (u32)((1ULL << b->block_shift) - 1),
 		.block_shift = b->block_shift, .base = sframe_flat_base(sec),
 	};
 }

@@ -53,11 +53,15 @@ sframe_step_miss(const struct sframe_flat *flat, u64 delta,
 		 const struct sframe_step_form **stepp)
 {
 	const struct sframe_step_form *step;
-	bool at_end;
+	struct sframe_flat_pos pos;
 	u16 row;
 
-	row = sframe_flat_find_delta(flat, delta, &at_end);
-	if (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE || at_end)
+	row = sframe_flat_row_at(flat, delta, &pos);
+	/* The common row, a rule not ending a function, by one test. */
+	if (unlikely((row & SFRAME_FLAT_KIND_END) !=
+		     SFRAME_FLAT_RULE << SFRAME_FLAT_KIND_SHIFT) &&
+	    (SFRAME_FLAT_KIND(row) != SFRAME_FLAT_RULE ||
+	     sframe_flat_ends_at(flat, &pos, delta)))
 		return false;
 	step = &flat->forms[row & SFRAME_FLAT_INDEX_MASK];
 	*stepp = step;
