@@ -15,6 +15,7 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
+#include <sframe/flat.h>
 #include <sframe/ioctl.h>
 #include "sframe_unwind.h"
 

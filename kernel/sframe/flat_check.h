@@ -10,7 +10,7 @@
 #ifndef _SFRAME_FLAT_CHECK_H
 #define _SFRAME_FLAT_CHECK_H
 
-#include <sframe/sframe.h>
+#include <sframe/flat.h>
 
 
 /*

@@ -6,7 +6,7 @@
  * shared.  Two passes over the same code, one to size the table and one to
  * fill it, so the caller allocates exactly once and the core not at all.
  */
-#include <sframe/sframe.h>
+#include <sframe/flat.h>
 #include "read.h"
 
 #define SFRAME_FLAT_HASH_SIZE	(2 * SFRAME_FLAT_MAX_RULES)

@@ -9,6 +9,7 @@
 #ifndef _SFRAME_CORE_STEP_CACHE_H
 #define _SFRAME_CORE_STEP_CACHE_H
 
+#include <sframe/flat.h>
 #include "step.h"
 
 /* The step cache's slot for @rel (an address in the object) of section @id. */

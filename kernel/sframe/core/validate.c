@@ -4,7 +4,7 @@
  * a lookup could ever read, rejecting the section with a precise reason or
  * producing a handle whose lookups stay in bounds.  Work is linear in the
  * section size, whatever the counts claim; the work of a lookup is bounded
- * too (see SFRAME_MAX_MASK_FRES and the flattened table in sframe.h).
+ * too (see SFRAME_MAX_MASK_FRES and the flattened table in flat.h).
  */
 #include <sframe/sframe.h>
 #include "read.h"

@@ -6,6 +6,7 @@
  * from the walk's struct sframe_arch.  Each way to give up is explicit and
  * counted by the caller.
  */
+#include <sframe/flat.h>
 #include <sframe/walk.h>
 
 #include "step_cache.h"

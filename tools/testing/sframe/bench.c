@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sframe/flat.h>
 #include "../../sframectl/sframectl.h"
 #include "../../../kernel/sframe/huge_sections.h"
 
