@@ -658,6 +658,26 @@ class TestArch(unittest.TestCase):
                 with open(path) as f:
                     self.assertEqual(f.read(), name)
 
+    def test_a_library_beside_the_program_travels_with_it(self):
+        def build(path, *args):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            subprocess.run(["gcc", "-shared", "-nostdlib", "-Wl,--no-as-needed", "-o", path,
+                            "-x", "c", "-", *args], input="int f(void) { return 0; }\n", text=True,
+                           check=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            guest = sysroot.Sysroot(tmp, "bookworm", "arm64", "aarch64-linux-gnu")
+            build(guest.path("/usr/lib/libouter.so"))
+            image = os.path.join(tmp, "image")
+            build(os.path.join(image, "lib", "libbeside.so"), "-L" + guest.path("/usr/lib"),
+                  "-louter")
+            program = os.path.join(image, "bin", "program")
+            build(program, "-L" + os.path.join(image, "lib"), "-lbeside",
+                  "-Wl,-rpath,$ORIGIN/../lib")
+            self.assertEqual(guest.libraries(program), ["/usr/lib/libouter.so"])
+            os.unlink(os.path.join(image, "lib", "libbeside.so"))
+            with self.assertRaisesRegex(HarnessError, "no library libbeside.so"):
+                guest.libraries(program)
+
     def test_aarch64_calls(self):
         with tempfile.TemporaryDirectory() as tmp:
             elf = os.path.join(tmp, "a")
