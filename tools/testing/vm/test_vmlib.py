@@ -819,15 +819,19 @@ class JavaTest(unittest.TestCase):
 
     def test_another_jdk_makes_another_image(self):
         with tempfile.TemporaryDirectory() as jdk:
-            for name in ("release", "lib/modules", "lib/server/libjvm.so", "bin/jlink"):
-                os.makedirs(os.path.dirname(os.path.join(jdk, name)), exist_ok=True)
-                with open(os.path.join(jdk, name), "w") as f:
+            sources = [os.path.join(jdk, name) for name in ("release", "jmods/java.base.jmod")]
+            for path in sources:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
                     f.write('JAVA_VERSION="17.0.15"\n')
-            first = java.jdk_digest(jdk)
-            self.assertEqual(java.jdk_digest(jdk), first)
-            with open(os.path.join(jdk, "release"), "w") as f:
+            first = java.image_digest(java.JLINK_OPTIONS, sources)
+            self.assertEqual(java.image_digest(java.JLINK_OPTIONS, sources), first)
+            # another target's modules, from the same files
+            self.assertNotEqual(java.image_digest(java.JLINK_OPTIONS + ["--module-path", jdk],
+                                                  sources), first)
+            with open(sources[0], "w") as f:
                 f.write('JAVA_VERSION="17.0.16"\n')
-            self.assertNotEqual(java.jdk_digest(jdk), first)
+            self.assertNotEqual(java.image_digest(java.JLINK_OPTIONS, sources), first)
 
     def test_complete_at_the_entry_then_libc_only(self):
         libc = "/lib/x86_64-linux-gnu/libc.so.6"
