@@ -11,7 +11,7 @@
 # arm64 guest runs Debian's arm64 JDK and the library cross-built.
 # needs: module sframectl java
 # kernels: all arm64-debian-6.12
-# default: debian-6.12
+# default: debian-6.12 arm64-debian-6.12
 # timeout: 240
 . /vmtest/lib.sh
 SF=/workloads/project/sframectl
