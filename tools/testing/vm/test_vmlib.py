@@ -658,6 +658,26 @@ class TestArch(unittest.TestCase):
                 with open(path) as f:
                     self.assertEqual(f.read(), name)
 
+    def test_a_library_beside_the_program_travels_with_it(self):
+        def build(path, *args):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            subprocess.run(["gcc", "-shared", "-nostdlib", "-Wl,--no-as-needed", "-o", path,
+                            "-x", "c", "-", *args], input="int f(void) { return 0; }\n", text=True,
+                           check=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            guest = sysroot.Sysroot(tmp, "bookworm", "arm64", "aarch64-linux-gnu")
+            build(guest.path("/usr/lib/libouter.so"))
+            image = os.path.join(tmp, "image")
+            build(os.path.join(image, "lib", "libbeside.so"), "-L" + guest.path("/usr/lib"),
+                  "-louter")
+            program = os.path.join(image, "bin", "program")
+            build(program, "-L" + os.path.join(image, "lib"), "-lbeside",
+                  "-Wl,-rpath,$ORIGIN/../lib")
+            self.assertEqual(guest.libraries(program), ["/usr/lib/libouter.so"])
+            os.unlink(os.path.join(image, "lib", "libbeside.so"))
+            with self.assertRaisesRegex(HarnessError, "no library libbeside.so"):
+                guest.libraries(program)
+
     def test_aarch64_calls(self):
         with tempfile.TemporaryDirectory() as tmp:
             elf = os.path.join(tmp, "a")
@@ -799,15 +819,19 @@ class JavaTest(unittest.TestCase):
 
     def test_another_jdk_makes_another_image(self):
         with tempfile.TemporaryDirectory() as jdk:
-            for name in ("release", "lib/modules", "lib/server/libjvm.so", "bin/jlink"):
-                os.makedirs(os.path.dirname(os.path.join(jdk, name)), exist_ok=True)
-                with open(os.path.join(jdk, name), "w") as f:
+            sources = [os.path.join(jdk, name) for name in ("release", "jmods/java.base.jmod")]
+            for path in sources:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
                     f.write('JAVA_VERSION="17.0.15"\n')
-            first = java.jdk_digest(jdk)
-            self.assertEqual(java.jdk_digest(jdk), first)
-            with open(os.path.join(jdk, "release"), "w") as f:
+            first = java.image_digest(java.JLINK_OPTIONS, sources)
+            self.assertEqual(java.image_digest(java.JLINK_OPTIONS, sources), first)
+            # another target's modules, from the same files
+            self.assertNotEqual(java.image_digest(java.JLINK_OPTIONS + ["--module-path", jdk],
+                                                  sources), first)
+            with open(sources[0], "w") as f:
                 f.write('JAVA_VERSION="17.0.16"\n')
-            self.assertNotEqual(java.jdk_digest(jdk), first)
+            self.assertNotEqual(java.image_digest(java.JLINK_OPTIONS, sources), first)
 
     def test_complete_at_the_entry_then_libc_only(self):
         libc = "/lib/x86_64-linux-gnu/libc.so.6"

@@ -7,6 +7,8 @@ the module's walk goes on to clone3, whose CFI ends the stack).  So a
 sample of that thread is complete when its user frames reach
 ThreadJavaMain and only libc's frames lie beyond it.  Debian's libc has
 no symbols for those two, hence "libc's frames" rather than their names.
+The arm64 libjvm's symbol table names C++ functions with their
+arguments ("thread_native_entry(Thread*)"): the name before "(" counts.
 The VM's own threads (compiler, GC, VM thread) start in libjvm's
 thread_native_entry the same way: they are reported, not judged, since
 how many samples they get depends on when the compiler runs.
@@ -19,7 +21,8 @@ interpreter and libjvm only).
 
 import re
 
-from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, judge, parse_perf_tasks, worse_than_stock
+from vmlib.stackcheck import MIN_SAMPLES, NEVER_WORSE_SLACK, USER_TOP, judge, parse_perf_tasks, \
+    worse_than_stock
 
 MAIN_ENTRY = "ThreadJavaMain"
 VM_THREAD_ENTRY = "thread_native_entry"
@@ -28,7 +31,12 @@ JNI_LIBRARY = "libjavacallback.so"
 GROUPS = {"": "main thread", "_jni": "main thread, JNI", "_jit": "main thread, no JNI"}
 COMPLETE_BOUND = 0.98
 # Without the module a JNI sample's walk goes astray above the library,
-# which keeps no frame pointers (libjvm and libjli keep them).
+# which keeps no frame pointers (libjvm and libjli keep them).  Not on
+# arm64: there the library leaves x29 alone, so the stock walker follows
+# libjvm's frame record past it to the JIT frames, complete but one frame
+# short per crossing, as the module is (Documentation/results.rst): both
+# groups are judged never worse than stock instead, by their complete
+# share.
 STOCK_JNI_BOUND = 0.10
 # Complete JNI samples among the complete ones: the workload spends
 # about half its time in the JNI phase, so a fifth at least.
@@ -47,16 +55,21 @@ def check(run):
                   COMPLETE_BOUND)
         judge(run, "module: complete samples through JNI",
               module["_jni"][2] / max(module[""][2], 1), ">=", JNI_SHARE_BOUND)
-    if stock:
+    arm64 = run.kernel.startswith("arm64-")
+    if stock and not arm64:
         judge(run, f"stock, {GROUPS['_jni']}: complete", stock["_jni"][0], "<",
               STOCK_JNI_BOUND)
     if module and stock:
-        mine, theirs = module["_jit"], stock["_jit"]
-        verdict = (f"module, {GROUPS['_jit']}: {100 * mine[0]:.1f}% complete, "
-                   f"{mine[1]:.1f} frames; stock {100 * theirs[0]:.1f}%, "
-                   f"{theirs[1]:.1f} frames")
-        (run.fail if worse_than_stock(mine[:2], theirs[:2]) else run.passed)(
-            f"{verdict}: never worse")
+        for group in ("_jni", "_jit") if arm64 else ("_jit",):
+            mine, theirs = module[group], stock[group]
+            verdict = (f"module, {GROUPS[group]}: {100 * mine[0]:.1f}% complete, "
+                       f"{mine[1]:.1f} frames; stock {100 * theirs[0]:.1f}%, "
+                       f"{theirs[1]:.1f} frames")
+            # arm64: the same frame-record walk both ways, so the mean
+            # depth differs only by where two recordings' samples fall
+            worse = (mine[0] < theirs[0] - NEVER_WORSE_SLACK if arm64 else
+                     worse_than_stock(mine[:2], theirs[:2]))
+            (run.fail if worse else run.passed)(f"{verdict}: never worse")
 
 
 def measure(run, mode, prefix):
@@ -112,4 +125,4 @@ def reaches(user, entry):
     outer = len(user)
     while outer > 0 and user[outer - 1].dso.endswith("/" + LIBC):
         outer -= 1
-    return 0 < outer < len(user) and user[outer - 1].sym == entry
+    return 0 < outer < len(user) and user[outer - 1].sym.split("(")[0] == entry

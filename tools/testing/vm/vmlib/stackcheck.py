@@ -13,7 +13,9 @@ import sys
 
 PATTERNS = ["chain", "recurse", "vla", "realign", "qsort", "signal", "threads", "dlopen"]
 MIN_SAMPLES = 50
-USER_TOP = 1 << 47      # x86-64 user addresses lie below, perf prints kernel ones above
+# User addresses lie below on both machines (x86-64: 47 bits, AArch64: 48),
+# perf prints the kernel's, in the upper half of the address space, above.
+USER_TOP = 1 << 63
 
 
 class Frame:

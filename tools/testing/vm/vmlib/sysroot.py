@@ -89,16 +89,43 @@ class Sysroot:
                            "(is its package a dependency?)")
 
     def libraries(self, host_path):
-        """Return the guest paths of the loader and libraries host_path needs."""
-        out, todo = [], [host_path]
+        """Return the guest paths of the loader and libraries host_path needs.
+
+        A library found through an RPATH or RUNPATH of $ORIGIN (a JDK's
+        launcher finds libjli.so so) travels with the program: it is not
+        returned, but the libraries it needs are.
+        """
+        out, todo, seen = [], [host_path], set()
         while todo:
-            headers = run(["readelf", "-W", "-d", "-l", todo.pop()], quiet=True)
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            headers = run(["readelf", "-W", "-d", "-l", path], quiet=True)
             loader = re.search(r"Requesting program interpreter: (\S+)\]", headers)
             wanted = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]", headers)
             found = [loader.group(1)] if loader else []
-            found += [self._resolve(name) for name in wanted]
+            for name in wanted:
+                beside = _origin_library(path, headers, name)
+                if beside:
+                    todo.append(beside)
+                else:
+                    found.append(self._resolve(name))
             for lib in found:
                 if lib not in out:
                     out.append(lib)
                     todo.append(self.path(lib))
         return out
+
+
+def _origin_library(path, headers, name):
+    """Return the host path of name in path's $ORIGIN search directories, or None."""
+    origin = os.path.dirname(path)
+    for runpath in re.findall(r"\((?:RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[([^]]*)\]",
+                              headers):
+        for entry in runpath.split(":"):
+            if entry.startswith("$ORIGIN"):
+                candidate = os.path.join(origin + entry[len("$ORIGIN"):], name)
+                if os.path.exists(candidate):
+                    return os.path.normpath(candidate)
+    return None
