@@ -7,9 +7,10 @@
 # recorded without the module, then with it and the sidecars `sframectl
 # load` makes for the program and libc (Go also with the module alone);
 # the host judges each sample by its outermost frame.  An arm64 guest runs
-# the Go part alone (cross-built with cgo): Debian 12's rustc has no
-# AArch64 standard library.
-# needs: module sframectl
+# the Go part alone, cross-built with cgo by Debian 13's go 1.24 (1.19
+# leaves stale frame pointers there): Debian 12's rustc has no AArch64
+# standard library.
+# needs: module sframectl golang
 # kernels: all arm64-debian-6.12
 # default: debian-6.12 arm64-debian-6.12
 # timeout: 300

@@ -5,7 +5,9 @@ A scenario's header comments declare what it needs:
                                  harness's probe module must exist;
                                  sframectl: an arm64 guest's is cross-built;
                                  python, container, toolchain: Debian
-                                 programs packed for an amd64 guest)
+                                 programs packed for an amd64 guest;
+                                 golang: an arm64 guest's Go built by
+                                 Debian 13's go)
     # kernels: all | debian-6.1 debian-6.12 debug ...   (where it can run;
                                  all: every amd64 kernel, arm64 ones by name)
     # default: debian-6.12 ...  (where a default run, make check, runs it;
