@@ -38,7 +38,7 @@ int sframe_load_command(int argc, char **argv)
 		if (dev < 0 && !dry)
 			return EXIT_USAGE;
 		ret = sframe_load_system(dev, argc - 2 - dry, argv + 2 + dry);
-		ret = sframe_vdso_load(dev) ?: ret;
+		ret = sframe_vdso_load(dev, true) ?: ret;
 		if (dev >= 0)
 			close(dev);
 		return ret;
@@ -47,7 +47,7 @@ int sframe_load_command(int argc, char **argv)
 		dev = sframe_open_device();
 		if (dev < 0)
 			return EXIT_USAGE;
-		ret = sframe_vdso_load(dev);
+		ret = sframe_vdso_load(dev, false);
 		close(dev);
 		return ret;
 	}

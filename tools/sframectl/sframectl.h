@@ -187,7 +187,7 @@ size_t sframe_serve_format(const struct sframe_serve_state *st, char *buf,
 int sframe_serve_show(FILE *out, const char *dir);
 int sframe_unload_command(int argc, char **argv);
 int sframe_status_command(int argc, char **argv);
-int sframe_vdso_load(int dev);
+int sframe_vdso_load(int dev, bool among_system);
 int sframe_vdso_unload(int dev);
 
 #endif /* _SFRAMECTL_H */

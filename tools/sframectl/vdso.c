@@ -116,11 +116,28 @@ static void vdso_print_id(FILE *out, const unsigned char *id, size_t len)
 		fprintf(out, "%02x", *id++);
 }
 
+/* Does the vDSO image have an .eh_frame to make SFrame from? */
+static bool vdso_has_eh_frame(const unsigned char *image, size_t size)
+{
+	char msg[SFRAME_MSG_MAX];
+	struct sframe_elf e;
+	GElf_Shdr sh;
+	bool found;
+
+	found = sframe_elf_open(&e, image, size, msg, sizeof(msg)) ==
+		SFRAME_LOAD_OK && sframe_elf_section(e.elf, ".eh_frame", 0, &sh);
+	sframe_elf_close(&e);
+	return found;
+}
+
 /*
  * Generate the vDSO's section and hand it to the module through @dev; with
- * @dev < 0 (--dry-run) do everything but that.  Exit status.
+ * @dev < 0 (--dry-run) do everything but that.  A vDSO built without
+ * .eh_frame (arm64's, in Debian) has nothing to make SFrame from: an error
+ * when the vDSO was asked for alone, a note among the whole system's
+ * objects (@among_system), as a library without one is.  Exit status.
  */
-int sframe_vdso_load(int dev)
+int sframe_vdso_load(int dev, bool among_system)
 {
 	struct sframe_sidecar_load arg = { .fd = -1 };
 	char msg[SFRAME_MSG_MAX] = "";
@@ -142,6 +159,16 @@ int sframe_vdso_load(int dev)
 		fprintf(stderr, "sframectl: %s: no usable build ID note; the module binds the vDSO's section to it\n",
 			VDSO_NAME);
 		free(image);
+		return EXIT_INVALID;
+	}
+	if (!vdso_has_eh_frame(image, image_size)) {
+		free(image);
+		if (among_system) {
+			printf("%s: no .eh_frame, nothing to load\n", VDSO_NAME);
+			return 0;
+		}
+		fprintf(stderr, "sframectl: %s: no .eh_frame section to make SFrame from\n",
+			VDSO_NAME);
 		return EXIT_INVALID;
 	}
 	ret = vdso_section(image, image_size, &data, &size, &vaddr, &sec);

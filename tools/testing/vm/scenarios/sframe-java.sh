@@ -36,15 +36,13 @@ unload_module sframe_unwind
 callgraph stock
 
 load_module sframe_unwind
-# Debian's arm64 vDSO has no .eh_frame: load --system says so and exits 1
-# for it; any other complaint fails the scenario.
-VDSO_NO_CFI="sframectl: [vdso]: cannot generate SFrame: no .eh_frame section"
-$SF load --system /lib /lib64 /usr/lib /opt/java $CLASSES > /tmp/load-system.txt 2>&1
-status=$?
-if [ $status -ne 0 ] && { [ "$(uname -m)" != aarch64 ] ||
-		grep '^sframectl: ' /tmp/load-system.txt | grep -qvxF "$VDSO_NO_CFI" ||
-		! grep -qxF "$VDSO_NO_CFI" /tmp/load-system.txt; }; then
-	result fail "sframectl load --system: exit $status"
+# Debian's arm64 vDSO has no .eh_frame: load --system notes it, as it
+# does a library without one, and goes on.
+$SF load --system /lib /lib64 /usr/lib /opt/java $CLASSES > /tmp/load-system.txt 2>&1 ||
+	result fail "sframectl load --system: exit $?"
+if [ "$(uname -m)" = aarch64 ] &&
+		! grep -qxF "[vdso]: no .eh_frame, nothing to load" /tmp/load-system.txt; then
+	result fail "sframectl load --system: no note of the vDSO without .eh_frame"
 fi
 tail -3 /tmp/load-system.txt
 callgraph module
