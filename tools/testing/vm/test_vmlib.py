@@ -563,6 +563,20 @@ class KmodsTest(unittest.TestCase):
         self.assertFalse(s.runs_on("arm64-debian-6.1", False, "arm64"))
         self.assertTrue(s.runs_on("arm64-debian-6.1", True, "arm64"))
 
+    def test_scenarios_of_both_folders_and_no_name_twice(self):
+        names = [s.name for s in scenario.discover()]
+        self.assertIn("bench-walk", names)
+        self.assertLess(names.index("sframe-service-costly"), names.index("sframe-service"))
+        self.assertEqual(names, sorted(names, key=lambda name: name + ".sh"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for sub in ("a", "b"):
+                os.makedirs(os.path.join(tmp, sub))
+                with open(os.path.join(tmp, sub, "s.sh"), "w") as f:
+                    f.write("#!/bin/sh\n# s: x\n")
+            self.assertEqual(len(scenario.discover([os.path.join(tmp, "a")])), 1)
+            with self.assertRaisesRegex(HarnessError, "twice"):
+                scenario.discover([os.path.join(tmp, "a"), os.path.join(tmp, "b")])
+
     def test_from_a_cached_image_package(self):
         release = "6.12.0-test-amd64"
         with tempfile.TemporaryDirectory() as tmp:
