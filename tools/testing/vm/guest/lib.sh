@@ -291,6 +291,17 @@ watch_hung_tasks()
 	echo "$1" > /proc/sys/kernel/hung_task_timeout_secs
 }
 
+# abort_fuse: end every FUSE connection (fusectl, mounted on first use),
+# which fails the READs a stalling server keeps.
+abort_fuse()
+{
+	grep -q "^fusectl " /proc/mounts ||
+		mount -t fusectl fusectl /sys/fs/fuse/connections
+	for c in /sys/fs/fuse/connections/*/abort; do
+		[ -e "$c" ] && echo 1 > "$c"
+	done
+}
+
 # sidecar_cycle: sframectl load and unload the nosframe deep build's
 # generated sidecar once, as sframe-sidecar does; 1 if either fails.
 sidecar_cycle()

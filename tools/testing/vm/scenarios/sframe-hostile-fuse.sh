@@ -17,17 +17,8 @@ RMMOD_LIMIT_S=10
 HUNG_S=10
 
 load_kmods
-mount -t fusectl fusectl /sys/fs/fuse/connections 2> /dev/null
 watch_hung_tasks $HUNG_S
 load_module sframe_unwind
-
-# abort_fuse: end every FUSE connection, which fails the READs kept.
-abort_fuse()
-{
-	for c in /sys/fs/fuse/connections/*/abort; do
-		[ -e "$c" ] && echo 1 > "$c"
-	done
-}
 
 mkdir -p $MNT
 $P/stallfs $MNT $P/sframe/true > /tmp/stallfs.out 2>&1 &
