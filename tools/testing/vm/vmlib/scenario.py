@@ -133,6 +133,10 @@ class ScenarioRun:
         """Record a passed assertion."""
         self.passes.append(message)
 
+    def verdict(self, ok, passed, failed):
+        """Record the assertion passed if ok holds, else the failure failed."""
+        (self.passed if ok else self.fail)(passed if ok else failed)
+
     def metric(self, name, value):
         """Record a measurement."""
         self.metrics[name] = value
