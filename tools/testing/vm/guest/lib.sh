@@ -19,6 +19,20 @@ result()
 	channel "RESULT: $*"
 }
 
+# verdict PASSED FAILED TEST...: result ok PASSED if the command TEST
+# succeeds, else result fail FAILED.
+verdict()
+{
+	vd_passed=$1
+	vd_failed=$2
+	shift 2
+	if "$@"; then
+		result ok "$vd_passed"
+	else
+		result fail "$vd_failed"
+	fi
+}
+
 # metric NAME VALUE: report a measurement.
 metric()
 {

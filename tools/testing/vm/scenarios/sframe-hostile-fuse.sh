@@ -47,11 +47,9 @@ $P/runas 1001 $FRESH chain 40 > /dev/null &
 fresh=$!
 if ms=$(wait_section $FRESH 5000); then
 	metric fresh_section_ms "$ms"
-	if [ "$ms" -le $SECTION_LIMIT_MS ]; then
-		result ok "a fresh program's section loaded after $ms ms"
-	else
-		result fail "a fresh program's section took $ms ms (> $SECTION_LIMIT_MS)"
-	fi
+	verdict "a fresh program's section loaded after $ms ms" \
+		"a fresh program's section took $ms ms (> $SECTION_LIMIT_MS)" \
+		[ "$ms" -le $SECTION_LIMIT_MS ]
 else
 	metric fresh_section_ms ">5000"
 	result fail "no section for $FRESH within 5 s while the FUSE READ is pending"
