@@ -58,7 +58,7 @@ fuzz:
 bench: bench-user bench-vm
 
 bench-user:
-	$(MAKE) -C tools/testing/sframe bench
+	$(MAKE) -C tools/testing/bench bench
 
 bench-vm:
 	tools/testing/vm/vmtest --kernel debian-6.12 \

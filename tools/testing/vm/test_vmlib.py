@@ -17,7 +17,8 @@ import unittest
 import unittest.mock
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+VM_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
 from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
@@ -25,6 +26,15 @@ from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initra
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
+
+
+def load_source(*path):
+    """Return the module of the Python file at VM_DIR/path (vmtest, a host half)."""
+    loader = importlib.machinery.SourceFileLoader(path[-1].replace("-", "_")[:-3],
+                                                  os.path.join(VM_DIR, *path))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
 
 
 def perf_sample(*frames):
@@ -479,9 +489,8 @@ class SystestModesTest(unittest.TestCase):
     """vmtest --system's modes: an image of each kind, a guest function per phase."""
 
     def setUp(self):
-        vm_dir = os.path.dirname(os.path.abspath(__file__))
         self.systest = system
-        with open(os.path.join(vm_dir, "guest", "systest.sh")) as f:
+        with open(os.path.join(VM_DIR, "guest", "systest.sh")) as f:
             self.guest = f.read()
 
     def test_each_mode_has_its_image(self):
@@ -510,58 +519,60 @@ class SystestModesTest(unittest.TestCase):
 class KmodsTest(unittest.TestCase):
     """A scenario's kmods: header, and the module taken from a kernel package."""
 
-    def test_header(self):
+    @staticmethod
+    def _scenario(header):
+        """Return the Scenario of a file whose header comments are header."""
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "s.sh")
             with open(path, "w") as f:
-                f.write("#!/bin/sh\n# s: x\n# needs: module\n# kmods: overlay fuse\n")
-            self.assertEqual(scenario.Scenario(path).kmods, ["overlay", "fuse"])
+                f.write("#!/bin/sh\n# s: x\n" + header)
+            return scenario.Scenario(path)
+
+    def test_header(self):
+        self.assertEqual(self._scenario("# needs: module\n# kmods: overlay fuse\n").kmods,
+                         ["overlay", "fuse"])
 
     def test_default_kernels(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "s.sh")
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n# s: x\n# kernels: all\n# default: debian-6.12\n")
-            s = scenario.Scenario(path)
-            self.assertTrue(s.runs_on("debian-6.12"))
-            self.assertFalse(s.runs_on("debian-6.1"))
-            self.assertTrue(s.runs_on("debian-6.1", full=True))
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n# s: x\n# kernels: debian-6.12\n# default: none\n")
-            s = scenario.Scenario(path)
-            self.assertFalse(s.runs_on("debian-6.12"))
-            self.assertTrue(s.runs_on("debian-6.12", full=True))
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n# s: x\n# kernels: debian-6.1\n")
-            s = scenario.Scenario(path)
-            self.assertTrue(s.runs_on("debian-6.1"))
-            self.assertFalse(s.runs_on("debug", full=True))
+        s = self._scenario("# kernels: all\n# default: debian-6.12\n")
+        self.assertTrue(s.runs_on("debian-6.12"))
+        self.assertFalse(s.runs_on("debian-6.1"))
+        self.assertTrue(s.runs_on("debian-6.1", full=True))
+        s = self._scenario("# kernels: debian-6.12\n# default: none\n")
+        self.assertFalse(s.runs_on("debian-6.12"))
+        self.assertTrue(s.runs_on("debian-6.12", full=True))
+        s = self._scenario("# kernels: debian-6.1\n")
+        self.assertTrue(s.runs_on("debian-6.1"))
+        self.assertFalse(s.runs_on("debug", full=True))
 
     def test_all_is_amd64(self):
-        def header(kernels):
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "s.sh")
-                with open(path, "w") as f:
-                    f.write(f"#!/bin/sh\n# s: x\n# kernels: {kernels}\n")
-                return scenario.Scenario(path)
-        everywhere, named = header("all"), header("arm64-debian-6.1")
+        everywhere = self._scenario("# kernels: all\n")
+        named = self._scenario("# kernels: arm64-debian-6.1\n")
         self.assertTrue(everywhere.runs_on("debian-6.1", True, "amd64"))
         self.assertFalse(everywhere.runs_on("arm64-debian-6.1", True, "arm64"))
         self.assertTrue(named.runs_on("arm64-debian-6.1", False, "arm64"))
         self.assertFalse(named.runs_on("arm64-debian-6.12", True, "arm64"))
 
     def test_default_all_is_amd64(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "s.sh")
-            with open(path, "w") as f:
-                f.write("#!/bin/sh\n# s: x\n"
-                        "# kernels: all arm64-debian-6.1 arm64-debian-6.12\n"
-                        "# default: all arm64-debian-6.12\n")
-            s = scenario.Scenario(path)
+        s = self._scenario("# kernels: all arm64-debian-6.1 arm64-debian-6.12\n"
+                           "# default: all arm64-debian-6.12\n")
         self.assertTrue(s.runs_on("debug", False, "amd64"))
         self.assertTrue(s.runs_on("arm64-debian-6.12", False, "arm64"))
         self.assertFalse(s.runs_on("arm64-debian-6.1", False, "arm64"))
         self.assertTrue(s.runs_on("arm64-debian-6.1", True, "arm64"))
+
+    def test_scenarios_of_both_folders_and_no_name_twice(self):
+        names = [s.name for s in scenario.discover()]
+        self.assertIn("bench-walk", names)
+        self.assertLess(names.index("sframe-service-costly"), names.index("sframe-service"))
+        self.assertEqual(names, sorted(names, key=lambda name: name + ".sh"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for sub in ("a", "b"):
+                os.makedirs(os.path.join(tmp, sub))
+                with open(os.path.join(tmp, sub, "s.sh"), "w") as f:
+                    f.write("#!/bin/sh\n# s: x\n")
+            self.assertEqual(len(scenario.discover([os.path.join(tmp, "a")])), 1)
+            with self.assertRaisesRegex(HarnessError, "twice"):
+                scenario.discover([os.path.join(tmp, "a"), os.path.join(tmp, "b")])
 
     def test_from_a_cached_image_package(self):
         release = "6.12.0-test-amd64"
@@ -705,11 +716,7 @@ class TestArch(unittest.TestCase):
             machinecode.workload_path("v9-none/deep", "arm64-debian-6.1")
 
     def test_amd64_kernels_run_the_committed_x86_64_builds(self):
-        vm_dir = os.path.dirname(os.path.abspath(__file__))
-        loader = importlib.machinery.SourceFileLoader("vmtest", os.path.join(vm_dir, "vmtest"))
-        vmtest = importlib.util.module_from_spec(
-            importlib.util.spec_from_loader(loader.name, loader))
-        loader.exec_module(vmtest)
+        vmtest = load_source("vmtest")
         env = {k: v for k, v in os.environ.items() if k != "SFRAME_WORKLOADS"}
         with unittest.mock.patch.dict(os.environ, env, clear=True):
             self.assertEqual(vmtest.workloads_dir(), machinecode.X86_64_WORKLOADS)
@@ -740,12 +747,7 @@ class Python313Test(unittest.TestCase):
     """sframe-python313's reading of a sample: named, and where its walk ends."""
 
     def test_names_and_ends_are_counted_for_python_only(self):
-        vm_dir = os.path.dirname(os.path.abspath(__file__))
-        loader = importlib.machinery.SourceFileLoader(
-            "python313", os.path.join(vm_dir, "scenarios", "sframe-python313.py"))
-        scenario = importlib.util.module_from_spec(
-            importlib.util.spec_from_loader(loader.name, loader))
-        loader.exec_module(scenario)
+        scenario = load_source("scenarios", "sframe-python313.py")
         eval_loop = "\t16173b _PyEval_EvalFrameDefault (/python313/usr/bin/python3.13)\n"
         trampoline = "\t7f23f6f7c3fa py::descend:/root/pyrecurse.py (/tmp/perf-198.map)\n"
         main = "\t283145 [unknown] (/python313/usr/bin/python3.13)\n"
@@ -763,11 +765,7 @@ class BuildStormTest(unittest.TestCase):
 
     @staticmethod
     def _build():
-        path = os.path.join(scenario.SCENARIO_DIR, "sframe-build.py")
-        spec = importlib.util.spec_from_file_location("sframe_build", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        return load_source("scenarios", "sframe-build.py")
 
     def test_complete(self):
         build = self._build()
@@ -811,11 +809,7 @@ class JavaTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios",
-                            "sframe-java.py")
-        spec = importlib.util.spec_from_file_location("sframe_java", path)
-        cls.check = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(cls.check)
+        cls.check = load_source("scenarios", "sframe-java.py")
 
     def test_another_jdk_makes_another_image(self):
         with tempfile.TemporaryDirectory() as jdk:

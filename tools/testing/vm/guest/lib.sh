@@ -19,6 +19,20 @@ result()
 	channel "RESULT: $*"
 }
 
+# verdict PASSED FAILED TEST...: result ok PASSED if the command TEST
+# succeeds, else result fail FAILED.
+verdict()
+{
+	vd_passed=$1
+	vd_failed=$2
+	shift 2
+	if "$@"; then
+		result ok "$vd_passed"
+	else
+		result fail "$vd_failed"
+	fi
+}
+
 # metric NAME VALUE: report a measurement.
 metric()
 {
@@ -289,6 +303,17 @@ watch_hung_tasks()
 		return 1
 	fi
 	echo "$1" > /proc/sys/kernel/hung_task_timeout_secs
+}
+
+# abort_fuse: end every FUSE connection (fusectl, mounted on first use),
+# which fails the READs a stalling server keeps.
+abort_fuse()
+{
+	grep -q "^fusectl " /proc/mounts ||
+		mount -t fusectl fusectl /sys/fs/fuse/connections
+	for c in /sys/fs/fuse/connections/*/abort; do
+		[ -e "$c" ] && echo 1 > "$c"
+	done
 }
 
 # sidecar_cycle: sframectl load and unload the nosframe deep build's

@@ -42,7 +42,5 @@ def check(run):
                    f"main, want {op} {100 * bound:.0f}%")
         if samples < MIN_SAMPLES:
             run.fail(f"{name}: only {samples} samples of xz")
-        elif meets(share, op, bound):
-            run.passed(verdict)
         else:
-            run.fail(verdict)
+            (run.passed if meets(share, op, bound) else run.fail)(verdict)

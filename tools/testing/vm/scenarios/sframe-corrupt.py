@@ -11,7 +11,5 @@ def check(run):
         return
     _, eligible = completeness(expect.decode(), perf.decode(errors="replace"))
     run.metric("chain_samples", str(eligible))
-    if eligible >= MIN_SAMPLES:
-        run.passed(f"{eligible} samples in the damaged program's hot leaf")
-    else:
-        run.fail(f"only {eligible} samples: did the damaged program run?")
+    run.verdict(eligible >= MIN_SAMPLES, f"{eligible} samples in the damaged program's hot leaf",
+                f"only {eligible} samples: did the damaged program run?")

@@ -15,10 +15,8 @@ else
 	result fail "no log line for the rejected section"
 fi
 rejected=$(stat_value "rejected: unknown FRE type")
-if [ "$rejected" = 1 ]; then
-	result ok "stats: rejected: unknown FRE type: 1"
-else
-	result fail "stats: rejected: unknown FRE type: $rejected, want 1"
-fi
+verdict "stats: rejected: unknown FRE type: 1" \
+	"stats: rejected: unknown FRE type: $rejected, want 1" \
+	[ "$rejected" = 1 ]
 sframe_state module
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

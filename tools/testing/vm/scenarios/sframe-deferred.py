@@ -11,7 +11,5 @@ def check(run):
     """Assert the chain's deferred callchains (weighted) against LIMITS."""
     check_stacks(run, "v3-binutils-2.47/deep", LIMITS, "deferred callchains")
     hooked = run.metrics.get("module_deferred_hooked")
-    if hooked == "1":
-        run.passed("the module hooked unwind_user()")
-    else:
-        run.fail(f"the module did not hook unwind_user() (deferred={hooked})")
+    run.verdict(hooked == "1", "the module hooked unwind_user()",
+                f"the module did not hook unwind_user() (deferred={hooked})")

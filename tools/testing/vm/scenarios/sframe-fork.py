@@ -39,19 +39,15 @@ def check_step_cache(run):
     # Samples repeat forkdeep's few call sites thousands of times: most
     # of the rules' frames come from the cache.
     what = f"{cached} of {sframe} frames stepped by SFrame rules came from the step cache"
-    if 0 < sframe and sframe // 2 < cached <= sframe:
-        run.passed(what)
-    else:
-        run.fail(f"{what}, want more than half")
+    run.verdict(0 < sframe and sframe // 2 < cached <= sframe, what, f"{what}, want more than half")
 
 
 def check_threaded_forks(run):
     """A threaded parent's children were rescanned, not given its map."""
     rescanned = run.metrics.get("forks_rescanned", "")
-    if rescanned.isdigit() and int(rescanned) >= 1:
-        run.passed(f"a threaded parent's {rescanned} children scanned their own mappings")
-    else:
-        run.fail(f"forks_rescanned '{rescanned}' after a threaded parent forked, want >= 1")
+    run.verdict(rescanned.isdigit() and int(rescanned) >= 1,
+                f"a threaded parent's {rescanned} children scanned their own mappings",
+                f"forks_rescanned '{rescanned}' after a threaded parent forked, want >= 1")
 
 
 def python_workers(run, name, python, ranges):

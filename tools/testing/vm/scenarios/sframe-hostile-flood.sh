@@ -58,11 +58,9 @@ over_limit()
 	b=$(stat_value kernel_bytes)
 	grown=$((b - bytes0))
 	metric "kernel_bytes_$1" "$b"
-	if [ $grown -le $LIMIT ]; then
-		result ok "$1: cache grew by $grown bytes (<= $LIMIT)"
-	else
-		result fail "$1: cache grew by $grown bytes, over max_user_mb=$USER_MB + slack ($LIMIT)"
-	fi
+	verdict "$1: cache grew by $grown bytes (<= $LIMIT)" \
+		"$1: cache grew by $grown bytes, over max_user_mb=$USER_MB + slack ($LIMIT)" \
+		[ $grown -le $LIMIT ]
 }
 
 flood memfd "$FLOOD_MAPS" || exit 1

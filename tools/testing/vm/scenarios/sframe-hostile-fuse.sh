@@ -17,17 +17,8 @@ RMMOD_LIMIT_S=10
 HUNG_S=10
 
 load_kmods
-mount -t fusectl fusectl /sys/fs/fuse/connections 2> /dev/null
 watch_hung_tasks $HUNG_S
 load_module sframe_unwind
-
-# abort_fuse: end every FUSE connection, which fails the READs kept.
-abort_fuse()
-{
-	for c in /sys/fs/fuse/connections/*/abort; do
-		[ -e "$c" ] && echo 1 > "$c"
-	done
-}
 
 mkdir -p $MNT
 $P/stallfs $MNT $P/sframe/true > /tmp/stallfs.out 2>&1 &
@@ -56,11 +47,9 @@ $P/runas 1001 $FRESH chain 40 > /dev/null &
 fresh=$!
 if ms=$(wait_section $FRESH 5000); then
 	metric fresh_section_ms "$ms"
-	if [ "$ms" -le $SECTION_LIMIT_MS ]; then
-		result ok "a fresh program's section loaded after $ms ms"
-	else
-		result fail "a fresh program's section took $ms ms (> $SECTION_LIMIT_MS)"
-	fi
+	verdict "a fresh program's section loaded after $ms ms" \
+		"a fresh program's section took $ms ms (> $SECTION_LIMIT_MS)" \
+		[ "$ms" -le $SECTION_LIMIT_MS ]
 else
 	metric fresh_section_ms ">5000"
 	result fail "no section for $FRESH within 5 s while the FUSE READ is pending"

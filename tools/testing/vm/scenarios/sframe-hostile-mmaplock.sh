@@ -21,16 +21,7 @@ RMMOD_LIMIT_S=10
 GIVE_UP_S=$((HUNG_S + 5))
 
 load_kmods
-mount -t fusectl fusectl /sys/fs/fuse/connections 2> /dev/null
 watch_hung_tasks $HUNG_S
-
-# abort_fuse: end every FUSE connection, which fails the READs kept.
-abort_fuse()
-{
-	for c in /sys/fs/fuse/connections/*/abort; do
-		[ -e "$c" ] && echo 1 > "$c"
-	done
-}
 
 # munmap_waits PID: PID's thread "munmap" sleeps (D) on the mmap_lock.
 # Reads only the task's stat and comm, which never take that lock.

@@ -33,11 +33,9 @@ def check(run):
     median = statistics.median(huge)
     run.metric("huge_function_median_depth", str(median))
     run.metric("big_plt_max_depth", str(max(plt)))
-    if median >= FLATTENED_MIN_DEPTH:
-        run.passed(f"huge-function: median {median} user frames in {len(huge)} samples")
-    else:
-        run.fail(f"huge-function: median {median} user frames, want >= {FLATTENED_MIN_DEPTH}")
-    if max(plt) <= REFUSED_MAX_DEPTH:
-        run.passed(f"big-plt: at most {max(plt)} user frames: its section was not used")
-    else:
-        run.fail(f"big-plt: {max(plt)} user frames, want <= {REFUSED_MAX_DEPTH}")
+    run.verdict(median >= FLATTENED_MIN_DEPTH,
+                f"huge-function: median {median} user frames in {len(huge)} samples",
+                f"huge-function: median {median} user frames, want >= {FLATTENED_MIN_DEPTH}")
+    run.verdict(max(plt) <= REFUSED_MAX_DEPTH,
+                f"big-plt: at most {max(plt)} user frames: its section was not used",
+                f"big-plt: {max(plt)} user frames, want <= {REFUSED_MAX_DEPTH}")

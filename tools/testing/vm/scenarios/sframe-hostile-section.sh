@@ -96,11 +96,9 @@ if [ -z "$walk_ns_max" ]; then
 	result fail "stats have no walk_ns_max: the longest walk is not measured"
 else
 	metric walk_ns_max "$walk_ns_max"
-	if [ "$walk_ns_max" -le $WALK_NS_BOUND ]; then
-		result ok "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns"
-	else
-		result fail "longest walk $walk_ns_max ns > $WALK_NS_BOUND ns"
-	fi
+	verdict "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns" \
+		"longest walk $walk_ns_max ns > $WALK_NS_BOUND ns" \
+		[ "$walk_ns_max" -le $WALK_NS_BOUND ]
 fi
 sframe_state module
 rm -rf $dir

@@ -45,11 +45,9 @@ sleep 3
 cat /tmp/subuids.out
 grown=$(($(stat_value kernel_bytes) - bytes0))
 metric subuid_flood_bytes "$grown"
-if [ $grown -le $LIMIT ]; then
-	result ok "$COPIES subordinate uids of one user: cache grew by $grown bytes (<= max_user_mb $USER_MB + slack)"
-else
-	result fail "$COPIES subordinate uids of one user: cache grew by $grown bytes, over one max_user_mb ($LIMIT)"
-fi
+verdict "$COPIES subordinate uids of one user: cache grew by $grown bytes (<= max_user_mb $USER_MB + slack)" \
+	"$COPIES subordinate uids of one user: cache grew by $grown bytes, over one max_user_mb ($LIMIT)" \
+	[ $grown -le $LIMIT ]
 sframe_state subuid_flood
 killall execmap
 wait

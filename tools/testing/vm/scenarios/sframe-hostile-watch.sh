@@ -21,9 +21,7 @@ case $st in
 *)	result fail "watchleak failed (status $st): $out" ;;
 esac
 expect_refused=$(stat_value events_reads_refused)
-if [ "${expect_refused:-0}" -ge 1 ]; then
-	result ok "events_reads_refused: $expect_refused"
-else
-	result fail "events_reads_refused: '${expect_refused}', not counted"
-fi
+verdict "events_reads_refused: $expect_refused" \
+	"events_reads_refused: '${expect_refused}', not counted" \
+	[ "${expect_refused:-0}" -ge 1 ]
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

@@ -27,11 +27,9 @@ sleep 2
 eleven=$(stat_value kernel_bytes)
 metric kernel_bytes_1_process "$one"
 metric kernel_bytes_11_processes "$eleven"
-if [ "$one" = "$eleven" ]; then
-	result ok "cache holds $one bytes for 1 and for 11 processes"
-else
-	result fail "cache grew from $one to $eleven bytes with 10 more processes"
-fi
+verdict "cache holds $one bytes for 1 and for 11 processes" \
+	"cache grew from $one to $eleven bytes with 10 more processes" \
+	[ "$one" = "$eleven" ]
 sframe_state module
 kill $pids
 wait
@@ -51,11 +49,9 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	after=$(stat_value kernel_bytes)
 done
 metric kernel_bytes_after_exit "$after"
-if [ "$after" = "$before" ]; then
-	result ok "cache back to $before bytes ${IDLE}s or more after the processes exited"
-else
-	result fail "cache holds $after bytes well after the processes exited, $before before"
-fi
+verdict "cache back to $before bytes ${IDLE}s or more after the processes exited" \
+	"cache holds $after bytes well after the processes exited, $before before" \
+	[ "$after" = "$before" ]
 # A libc-sized section: the table, not the section's bytes, stays.
 SF=/workloads/project/sframectl
 LIBC=/lib/x86_64-linux-gnu/libc.so.6

@@ -29,18 +29,14 @@ for p in $MIX_PATTERNS; do
 	record_pattern $MIXWALK $p "module-$p"
 done
 rate_after=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
-if [ "$rate_after" -ge "$rate_before" ]; then
-	result ok "perf_event_max_sample_rate kept: $rate_after"
-else
-	result fail "perf_event_max_sample_rate fell from $rate_before to $rate_after"
-fi
+verdict "perf_event_max_sample_rate kept: $rate_after" \
+	"perf_event_max_sample_rate fell from $rate_before to $rate_after" \
+	[ "$rate_after" -ge "$rate_before" ]
 walk_ns_max=$(stat_value walk_ns_max)
 metric walk_ns_max "$walk_ns_max"
-if [ "$walk_ns_max" -le $WALK_NS_BOUND ]; then
-	result ok "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns"
-else
-	result fail "longest walk $walk_ns_max ns > $WALK_NS_BOUND ns"
-fi
+verdict "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns" \
+	"longest walk $walk_ns_max ns > $WALK_NS_BOUND ns" \
+	[ "$walk_ns_max" -le $WALK_NS_BOUND ]
 metric frames_fp_fallback "$(stat_value frames_fp_fallback)"
 sframe_state module
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"

@@ -27,10 +27,8 @@ def check(run):
         failed = {reason: n for reason, n in NOT_LOADED.findall(stats.decode()) if n != "0"}
         run.metric(f"{state}_not_loaded",
                    ", ".join(f"{r}: {n}" for r, n in failed.items()) or "none")
-        if failed:
-            run.fail(f"{state}: stats count files not loaded: {failed}")
-        else:
-            run.passed(f"{state}: stats count no file not loaded")
+        run.verdict(not failed, f"{state}: stats count no file not loaded",
+                    f"{state}: stats count files not loaded: {failed}")
     files = run.artefacts.get("module.files", b"").decode(errors="replace")
     line = next((ln for ln in files.splitlines() if ln.startswith(f"{PROGRAM}: ")), None)
     run.metric("program_file_status", line[len(PROGRAM) + 2:] if line else "not listed")

@@ -76,10 +76,9 @@ def check(run):
     run.metric("plt_stub_complete", str(stubs_done))
     if len(samples) < MIN_SAMPLES:
         run.fail(f"plt: only {len(samples)} samples")
-    elif frac >= COMPLETE:
-        run.passed(f"plt {100 * frac:.1f}% complete >= {100 * COMPLETE:.0f}%")
     else:
-        run.fail(f"plt: {100 * frac:.1f}% complete, want >= {100 * COMPLETE:.0f}%")
+        run.verdict(frac >= COMPLETE, f"plt {100 * frac:.1f}% complete >= {100 * COMPLETE:.0f}%",
+                    f"plt: {100 * frac:.1f}% complete, want >= {100 * COMPLETE:.0f}%")
     if not stubs:
         run.fail("plt: no sample in the IPLT stubs: the workload does not test them")
     elif stubs_done < len(stubs):

@@ -65,10 +65,9 @@ def compare_with_dwarf(run, sidecar, dwarf):
     else:
         run.fail(f"sidecars reach main less often than DWARF once the loader "
                  f"is done ({100 * sidecar[kind]:.1f}% < {100 * dwarf[kind]:.1f}%)")
-    if sidecar["bytes_per_sample"] < dwarf["bytes_per_sample"]:
-        run.passed("sidecar samples are smaller than DWARF ones")
-    else:
-        run.fail("sidecar samples are not smaller than DWARF ones")
+    run.verdict(sidecar["bytes_per_sample"] < dwarf["bytes_per_sample"],
+                "sidecar samples are smaller than DWARF ones",
+                "sidecar samples are not smaller than DWARF ones")
 
 
 def check_load_system(run, python):
@@ -82,13 +81,10 @@ def check_load_system(run, python):
     status = run.artefacts.get("status.txt", b"").decode(errors="replace")
     loaded = re.findall(r"^(/\S+): v\d+,", status, re.M)
     for name in (python, "/libc.so.6", "/ld-linux-x86-64.so.2"):
-        if any(path == name or path.endswith(name) for path in loaded):
-            run.passed(f"status lists a sidecar for {name}")
-        else:
-            run.fail(f"status lists no sidecar for {name}")
+        run.verdict(any(path == name or path.endswith(name) for path in loaded),
+                    f"status lists a sidecar for {name}",
+                    f"status lists no sidecar for {name}")
     if status.strip():
         run.metric("status_total", status.strip().splitlines()[-1])
-    if run.metrics.get("sidecars_rejected") == "0":
-        run.passed("the module rejected no sidecar")
-    else:
-        run.fail(f"the module rejected {run.metrics.get('sidecars_rejected')} sidecars")
+    run.verdict(run.metrics.get("sidecars_rejected") == "0", "the module rejected no sidecar",
+                f"the module rejected {run.metrics.get('sidecars_rejected')} sidecars")

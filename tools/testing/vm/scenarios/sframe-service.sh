@@ -260,11 +260,9 @@ else
 fi
 swept=$(($(stat_value sweep_reports) - swept0))
 metric restart_sweep_reports "$swept"
-if [ "$swept" -ge 1 ]; then
-	result ok "restart: the module's sweep reported $swept files mapped"
-else
-	result fail "restart: the module's sweep reported nothing"
-fi
+verdict "restart: the module's sweep reported $swept files mapped" \
+	"restart: the module's sweep reported nothing" \
+	[ "$swept" -ge 1 ]
 if [ "$(generated restart)" = 0 ]; then
 	result ok "restart: nothing generated, all from the cache"
 else

@@ -30,11 +30,9 @@ while [ "$(stat_value files_idle)" -lt $N ] && [ "$(uptime_ms)" -lt $end ]; do
 done
 idle=$(stat_value files_idle)
 metric files_idle_before "$idle"
-if [ "$idle" -ge $N ]; then
-	result ok "$idle idle entries after $N programs exited"
-else
-	result fail "$idle idle entries after $N programs exited, not $N"
-fi
+verdict "$idle idle entries after $N programs exited" \
+	"$idle idle entries after $N programs exited, not $N" \
+	[ "$idle" -ge $N ]
 sframe_state before
 echo 2 > /proc/sys/vm/drop_caches
 idle=$(stat_value files_idle)

@@ -19,14 +19,9 @@ def check(run):
     status = run.artefacts.get("status.txt")
     text = status.decode() if status else ""
     for name in ("libc.so.6", "ld-linux-aarch64.so.1"):
-        if name in text:
-            run.passed(f"status lists {name}")
-        else:
-            run.fail(f"status does not list {name}")
+        run.verdict(name in text, f"status lists {name}", f"status does not list {name}")
     stats = (run.artefacts.get("module.stats") or b"").decode()
     for counter, want in WANT_STATS.items():
         m = re.search(rf"^{counter}: (\d+)$", stats, re.M)
-        if m and int(m.group(1)) == want:
-            run.passed(f"stats: {counter} {want}")
-        else:
-            run.fail(f"stats: {counter} {m.group(1) if m else 'missing'}, want {want}")
+        run.verdict(m and int(m.group(1)) == want, f"stats: {counter} {want}",
+                    f"stats: {counter} {m.group(1) if m else 'missing'}, want {want}")

@@ -19,10 +19,7 @@ def check(run):
         text = status.decode()
         for name in ("/workloads/nosframe/deep", "libdeepso.so", "libc.so.6",
                      LOADERS[arch_of(run.kernel)]):
-            if name in text:
-                run.passed(f"status lists {name}")
-            else:
-                run.fail(f"status does not list {name}")
+            run.verdict(name in text, f"status lists {name}", f"status does not list {name}")
         totals = [line for line in text.splitlines() if line.startswith("total:")]
         run.metric("sidecar_status_total", totals[-1] if totals else "none")
     check_chain_recordings(run, {"after-bad": (">=", 0.99), "unloaded": ("<", 0.5)},

@@ -96,10 +96,8 @@ def check(run):
     if "stock" in measured and "novdso" in measured:
         (sc, sf), (nc, nf) = measured["stock"], measured["novdso"]
         what = f"novdso: {100 * nc:.1f}% complete, {nf:.2f} frames; stock {100 * sc:.1f}%, {sf:.2f}"
-        if worse_than_stock(measured["novdso"], measured["stock"]):
-            run.fail(f"{what}: worse than stock")
-        else:
-            run.passed(what)
+        run.verdict(not worse_than_stock(measured["novdso"], measured["stock"]), what,
+                    f"{what}: worse than stock")
     if "vdso" in measured:
         frac = measured["vdso"][0]
         run.metric("vdso_complete_pct", f"{100 * frac:.1f}")
@@ -109,7 +107,6 @@ def check(run):
             run.fail(f"vdso: {100 * frac:.1f}% of vDSO samples complete to main, "
                      f"want >= {100 * COMPLETE:.0f}%")
     status = run.artefacts.get("status.txt", b"").decode(errors="replace")
-    if any(line.startswith("[vdso] build ID ") for line in status.splitlines()):
-        run.passed("status lists the vDSO's section")
-    else:
-        run.fail("status does not list the vDSO's section")
+    run.verdict(any(line.startswith("[vdso] build ID ") for line in status.splitlines()),
+                "status lists the vDSO's section",
+                "status does not list the vDSO's section")

@@ -71,7 +71,7 @@ def check_forked(run, name, bound):
         run.metric(f"{name}_{role}_processes", str(len(roles.get(role, ()))))
         if eligible < MIN_SAMPLES:
             run.fail(f"{name} {role}: only {eligible} samples in the hot leaf")
-        elif frac >= bound:
-            run.passed(f"{name} {role}: {100 * frac:.1f}% complete >= {100 * bound:.0f}%")
         else:
-            run.fail(f"{name} {role}: {100 * frac:.1f}% complete, want >= {100 * bound:.0f}%")
+            run.verdict(frac >= bound,
+                        f"{name} {role}: {100 * frac:.1f}% complete >= {100 * bound:.0f}%",
+                        f"{name} {role}: {100 * frac:.1f}% complete, want >= {100 * bound:.0f}%")

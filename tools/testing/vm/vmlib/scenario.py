@@ -1,5 +1,8 @@
 """Scenarios: guest scripts in scenarios/<name>.sh with an optional host half.
 
+They live in SCENARIO_DIRS: the harness's own and the benchmarks'
+(tools/testing/bench/scenarios); a name is one scenario in all of them.
+
 A scenario's header comments declare what it needs:
     # needs: module kunit probe  (project modules / KUnit modules / the
                                  harness's probe module must exist;
@@ -23,7 +26,11 @@ import glob
 import importlib.util
 import os
 
-SCENARIO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios")
+from .util import HarnessError
+
+_TESTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SCENARIO_DIR = os.path.join(_TESTING, "vm", "scenarios")
+SCENARIO_DIRS = (SCENARIO_DIR, os.path.join(_TESTING, "bench", "scenarios"))
 DEFAULT_TIMEOUT = 300
 
 
@@ -90,9 +97,20 @@ class Scenario:
         return module.check
 
 
-def discover(directory=SCENARIO_DIR):
-    """Return all scenarios, sorted by name."""
-    return [Scenario(p) for p in sorted(glob.glob(os.path.join(directory, "*.sh")))]
+def discover(directories=SCENARIO_DIRS):
+    """Return the scenarios of all directories in the order of their files' names.
+
+    That order ("sframe-service-costly.sh" before "sframe-service.sh") is
+    the order a boot runs them in.
+    """
+    found = {}
+    for directory in directories:
+        for path in glob.glob(os.path.join(directory, "*.sh")):
+            s = Scenario(path)
+            if s.name in found:
+                raise HarnessError(f"scenario '{s.name}' twice: {found[s.name].path}, {path}")
+            found[s.name] = s
+    return sorted(found.values(), key=lambda s: os.path.basename(s.path))
 
 
 class ScenarioRun:
@@ -116,6 +134,10 @@ class ScenarioRun:
     def passed(self, message):
         """Record a passed assertion."""
         self.passes.append(message)
+
+    def verdict(self, ok, passed, failed):
+        """Record the assertion passed if ok holds, else the failure failed."""
+        (self.passed if ok else self.fail)(passed if ok else failed)
 
     def metric(self, name, value):
         """Record a measurement."""

@@ -301,10 +301,9 @@ def check_recording(run, name, limit=None):
     op, bound = limit
     if eligible < MIN_SAMPLES:
         run.fail(f"{name}: only {eligible} samples in the hot leaf")
-    elif meets(frac, op, bound):
-        run.passed(f"{name} {100 * frac:.1f}% {op} {100 * bound:.0f}%")
     else:
-        run.fail(f"{name}: {100 * frac:.1f}% complete, want {op} {100 * bound:.0f}%")
+        run.verdict(meets(frac, op, bound), f"{name} {100 * frac:.1f}% {op} {100 * bound:.0f}%",
+                    f"{name}: {100 * frac:.1f}% complete, want {op} {100 * bound:.0f}%")
 
 
 def check_chain_recordings(run, limits, realise):

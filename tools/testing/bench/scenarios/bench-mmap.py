@@ -22,7 +22,7 @@ def check(run):
             what = f"{name}: {us} us with the {config}, {stock} us without"
             if stock <= 0 or us <= 0:
                 run.fail(f"{what}: not positive")
-            elif us / stock < MAX_RATIO:
-                run.passed(f"{what} (ratio {us / stock:.2f} < {MAX_RATIO})")
             else:
-                run.fail(f"{what}: ratio {us / stock:.2f} >= {MAX_RATIO}")
+                run.verdict(us / stock < MAX_RATIO,
+                            f"{what} (ratio {us / stock:.2f} < {MAX_RATIO})",
+                            f"{what}: ratio {us / stock:.2f} >= {MAX_RATIO}")

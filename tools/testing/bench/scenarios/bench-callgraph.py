@@ -45,11 +45,8 @@ def check(run):
         run.metric(f"{mode}_bytes_per_sample", f"{per_sample[mode]:.0f}")
         run.metric(f"{mode}_complete_pct", f"{100 * frac[mode]:.1f}")
     run.metric("dwarf_to_sframe_bytes_ratio", f"{per_sample['dwarf'] / per_sample['sframe']:.1f}")
-    if frac["sframe"] >= 0.99:
-        run.passed(f"SFrame {100 * frac['sframe']:.1f}% complete")
-    else:
-        run.fail(f"SFrame only {100 * frac['sframe']:.1f}% complete")
-    if per_sample["sframe"] < per_sample["dwarf"]:
-        run.passed("SFrame samples are smaller than DWARF ones")
-    else:
-        run.fail("SFrame samples are not smaller than DWARF ones")
+    run.verdict(frac["sframe"] >= 0.99, f"SFrame {100 * frac['sframe']:.1f}% complete",
+                f"SFrame only {100 * frac['sframe']:.1f}% complete")
+    run.verdict(per_sample["sframe"] < per_sample["dwarf"],
+                "SFrame samples are smaller than DWARF ones",
+                "SFrame samples are not smaller than DWARF ones")
