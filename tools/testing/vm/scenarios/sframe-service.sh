@@ -424,3 +424,6 @@ else
 fi
 sframe_state released
 rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+# The runtime directory became the unit's user's: leave none behind, so a
+# later scenario's service (run as root) makes its own.
+rm -rf /run/sframe-unwind
