@@ -7,7 +7,7 @@
  * per architecture (kernel/sframe/arch/) fills a struct sframe_arch; the
  * walk holds a pointer to one, so the same core walks x86-64 stacks in the
  * x86-64 module and AArch64 stacks in the arm64 one, and the tests walk
- * both on any machine.  Code words are compared as little-endian.
+ * both on any machine.
  */
 #ifndef _SFRAME_ARCH_H
 #define _SFRAME_ARCH_H
@@ -17,11 +17,26 @@
 /* A register the architecture does not have. */
 #define SFRAME_ARCH_NO_REG	0xff
 
-/* An instruction sequence: @nr_words 8-byte words, bits under @mask. */
-struct sframe_insn_seq {
-	u64 word[2];
-	u64 mask[2];
-	unsigned int nr_words;
+/*
+ * Stack words are 8 bytes on both, and a frame record at FP is two of
+ * them: the caller's FP, then the return address.
+ */
+#define SFRAME_ARCH_WORD	8
+
+/*
+ * Most bytes of a code sequence: one more than a word, so that from any
+ * address it lies within two aligned words, which the walk reads.
+ */
+#define SFRAME_ARCH_MAX_CODE_LEN	(SFRAME_ARCH_WORD + 1)
+
+/**
+ * struct sframe_code_seq - machine code the walk recognises, byte for byte
+ * @bytes: its bytes, exactly
+ * @len: how many
+ */
+struct sframe_code_seq {
+	u8 bytes[SFRAME_ARCH_MAX_CODE_LEN];
+	u8 len;
 };
 
 /* Most sigreturn sequences an architecture lists. */
@@ -29,14 +44,12 @@ struct sframe_insn_seq {
 /* Most words a walk reads from a signal frame. */
 #define SFRAME_ARCH_MAX_SIGFRAME_WORDS	8
 
-/* Most bytes of an epilogue, and most epilogues an architecture lists. */
-#define SFRAME_ARCH_MAX_EPILOGUE_LEN	8
+/* Most epilogues an architecture lists. */
 #define SFRAME_ARCH_MAX_EPILOGUES	2
 
 /**
  * struct sframe_epilogue - code that ends a frame, and what it leaves
- * @code: its bytes, exactly
- * @len: how many
+ * @code: the code
  * @cfa_offset: once they ran, the function has returned: its CFA is SP
  *	plus this, the return address the word below the CFA; FP and the
  *	other registers are not changed
@@ -46,8 +59,7 @@ struct sframe_insn_seq {
  *	begin an unrelated function (a bare ret does)
  */
 struct sframe_epilogue {
-	u8 code[SFRAME_ARCH_MAX_EPILOGUE_LEN];
-	u8 len;
+	struct sframe_code_seq code;
 	u8 cfa_offset;
 	bool interrupted_only;
 };
@@ -83,7 +95,7 @@ struct sframe_arch {
 	u8 fp_reg;
 	u8 ra_reg;
 	bool record_sets_sp;
-	struct sframe_insn_seq sigreturn[SFRAME_ARCH_MAX_SIGRETURN];
+	struct sframe_code_seq sigreturn[SFRAME_ARCH_MAX_SIGRETURN];
 	unsigned int nr_sigreturn;
 	struct {
 		u16 offset;
@@ -96,12 +108,6 @@ struct sframe_arch {
 	struct sframe_epilogue epilogue[SFRAME_ARCH_MAX_EPILOGUES];
 	unsigned int nr_epilogue;
 };
-
-/*
- * Stack words are 8 bytes on both, and a frame record at FP is two of
- * them: the caller's FP, then the return address.
- */
-#define SFRAME_ARCH_WORD	8
 
 extern const struct sframe_arch sframe_arch_x86_64;
 extern const struct sframe_arch sframe_arch_aarch64;

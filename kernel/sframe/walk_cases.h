@@ -45,8 +45,10 @@ struct walk_case {
 	u64 no_sframe_below;		/* text below this has no SFrame (0: none) */
 	u64 tramp;			/* an rt_sigreturn trampoline here (0: none) */
 	u8 sigreturn;			/* which of the arch's sequences it is */
+	u64 tramp_xor;			/* XORed into its first 8 bytes */
 	u64 code_at;			/* two words of code here (0: none) */
 	u64 code[2];
+	u64 text_end;			/* code from here on unreadable (0: none) */
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
@@ -273,6 +275,54 @@ static const struct walk_case walk_cases_x86_64[] = {
 		},
 		.want = { TEXT(0x0900) },
 		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* mov $14, %rax; syscall: not rt_sigreturn, frame pointers. */
+		.name = "almost glibc's trampoline: another syscall",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .tramp = 0x700,
+		.tramp_xor = 0x01000000,
+		.words = {
+			{ 0x100, TEXT(0x700) },		/* handler's RA */
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0900) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x700), TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/*
+		 * musl's 7 bytes end a page, the next is not there: an
+		 * 8-byte read at the IP would fail, aligned words do not.
+		 * Interrupted in outermost, which ends the walk.
+		 */
+		.name = "musl signal trampoline at the end of a page",
+		.ip = TEXT(0xff9), .sp = STACK(0x108), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .tramp = 0xff9, .text_end = 0x1000,
+		.sigreturn = 1,
+		.words = {
+			{ 0x1a8, STACK(0x1c0) },	/* sigcontext sp */
+			{ 0x1b0, TEXT(0x1460) },	/* sigcontext ip */
+		},
+		.want = { TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
+		 * glibc's 9 bytes end a page, across two words: a read of
+		 * the one after the IP's 8 bytes would fail.
+		 */
+		.name = "glibc signal trampoline at the end of a page",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .tramp = 0xff7, .text_end = 0x1000,
+		.words = {
+			{ 0x100, TEXT(0xff7) },		/* handler's RA */
+			{ 0x1a8, STACK(0x1c0) },
+			{ 0x1b0, TEXT(0x1460) },
+		},
+		.want = { TEXT(0xff7), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
 	},
 	{
 		/*
@@ -565,6 +615,32 @@ static const struct walk_case walk_cases_aarch64[] = {
 			  TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
+	{
+		/* A sample at __kernel_rt_sigreturn at 0x2004: two words. */
+		.name = "sample in __kernel_rt_sigreturn across two words",
+		.ip = TEXT(0x2004), .sp = STACK(0x100), .fp = STACK(0x3f0),
+		.no_sframe_below = 0x400000, .tramp = 0x2004,
+		.words = {
+			{ 0x328, TEXT(0x4000bc) },	/* sigcontext x30 */
+			{ 0x330, STACK(0x380) },	/* sp */
+			{ 0x338, TEXT(0x4000c0) },	/* pc: main's entry */
+		},
+		.want = { TEXT(0x4000c0), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* mov x8, #131; svc #0: not rt_sigreturn, frame records. */
+		.name = "almost __kernel_rt_sigreturn: another syscall",
+		.ip = TEXT(0x2000), .sp = STACK(0x100), .fp = STACK(0x300),
+		.no_sframe_below = 0x400000, .tramp = 0x2000,
+		.tramp_xor = 0x100,
+		.words = {
+			{ 0x300, 0 },
+			{ 0x308, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
 };
 
 /* A machine, a program's .sframe and the cases walked over it. */
@@ -621,40 +697,52 @@ static u64 walk_move(u64 v, u64 pac_bits, u64 delta)
 }
 
 /*
- * Word @i of the case's trampoline, the bytes the sequence leaves open
- * filled with nops (0x90, the x86-64 one; any filler would do).
+ * The case's code: 16 bytes from the aligned word holding its trampoline
+ * (the bytes the sequence leaves open filled with nops, 0x90, the x86-64
+ * one; any filler would do), or its two words at code_at.  Returns where
+ * they start, 0 for none.
  */
-static u64 walk_env_tramp_word(const struct walk_env *env, unsigned int i)
+static u64 walk_env_code(const struct walk_env *env, u8 *bytes)
 {
-	const struct sframe_insn_seq *seq =
-		&env->suite->arch->sigreturn[env->c->sigreturn];
+	const struct walk_case *c = env->c;
+	const struct sframe_code_seq *seq;
+	unsigned int i, skip;
 
-	if (i >= seq->nr_words)
-		return 0x9090909090909090ULL;
-	return seq->word[i] | (~seq->mask[i] & 0x9090909090909090ULL);
+	if (c->code_at) {
+		for (i = 0; i < 16; i++)
+			bytes[i] = c->code[i / 8] >> (8 * (i % 8));
+		return TEXT(c->code_at) + env->delta;
+	}
+	if (!c->tramp)
+		return 0;
+	seq = &env->suite->arch->sigreturn[c->sigreturn];
+	skip = c->tramp & 7;
+	memset(bytes, 0x90, 16);
+	memcpy(bytes + skip, seq->bytes, seq->len);
+	for (i = 0; i < 8; i++)
+		bytes[skip + i] ^= c->tramp_xor >> (8 * i);
+	return TEXT(c->tramp - skip) + env->delta;
 }
 
+/*
+ * Any 8 bytes within the case's code can be read, at any alignment, as
+ * long as they end at text_end or below; the stack by aligned words.
+ */
 static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 {
 	struct walk_env *env = ctx;
 	const struct walk_case *c = env->c;
+	u64 end, start;
+	u8 bytes[16];
+	unsigned int i;
 
-	u64 tramp = TEXT(c->tramp) + env->delta;
-	u64 code = TEXT(c->code_at) + env->delta;
-
-	if (c->tramp && (addr == tramp || addr == tramp + 1)) {
-		/* the "almost" case reads at tramp + 1: no match */
-		*val = walk_env_tramp_word(env, 0);
-		if (addr != tramp)
-			*val >>= 8;
-		return 0;
-	}
-	if (c->tramp && addr == tramp + 8) {
-		*val = walk_env_tramp_word(env, 1);
-		return 0;
-	}
-	if (c->code_at && (addr == code || addr == code + 8)) {
-		*val = c->code[addr != code];
+	start = walk_env_code(env, bytes);
+	end = c->text_end ? TEXT(c->text_end) + env->delta : start + 16;
+	if (start && addr >= start && addr + 8 <= start + 16 &&
+	    addr + 8 <= end) {
+		*val = 0;
+		for (i = 0; i < 8; i++)
+			*val |= (u64)bytes[addr - start + i] << (8 * i);
 		return 0;
 	}
 	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||

@@ -21,11 +21,11 @@ const struct sframe_arch sframe_arch_aarch64 = {
 	.ra_reg = 30,
 	.record_sets_sp = false,
 	.sigreturn = {
-		/* mov x8, #__NR_rt_sigreturn; svc #0 */
+		/* mov x8, #__NR_rt_sigreturn (139); svc #0 */
 		{
-			.word = { 0xd4000001d2801168ULL },
-			.mask = { ~0ULL },
-			.nr_words = 1,
+			.bytes = { 0x68, 0x11, 0x80, 0xd2,
+				   0x01, 0x00, 0x00, 0xd4 },
+			.len = 8,
 		},
 	},
 	.nr_sigreturn = 1,

@@ -25,15 +25,14 @@ const struct sframe_arch sframe_arch_x86_64 = {
 	.sigreturn = {
 		/* glibc: mov $15, %rax; syscall */
 		{
-			.word = { 0x0f0000000fc0c748ULL, 0x05 },
-			.mask = { ~0ULL, 0xff },
-			.nr_words = 2,
+			.bytes = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				   0x0f, 0x05 },
+			.len = 9,
 		},
 		/* musl: mov $15, %eax; syscall */
 		{
-			.word = { 0x00050f0000000fb8ULL },
-			.mask = { 0x00ffffffffffffffULL },
-			.nr_words = 1,
+			.bytes = { 0xb8, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 },
+			.len = 7,
 		},
 	},
 	.nr_sigreturn = 2,
@@ -46,13 +45,16 @@ const struct sframe_arch sframe_arch_x86_64 = {
 	.epilogue = {
 		/* add $8, %rsp; ret: CPython 3.13's -X perf trampoline */
 		{
-			.code = { 0x48, 0x83, 0xc4, 0x08, 0xc3 },
-			.len = 5, .cfa_offset = 16,
+			.code = {
+				.bytes = { 0x48, 0x83, 0xc4, 0x08, 0xc3 },
+				.len = 5,
+			},
+			.cfa_offset = 16,
 		},
 		/* ret: the same trampoline, interrupted after its add */
 		{
-			.code = { 0xc3 },
-			.len = 1, .cfa_offset = 8,
+			.code = { .bytes = { 0xc3 }, .len = 1 },
+			.cfa_offset = 8,
 			.interrupted_only = true,
 		},
 	},

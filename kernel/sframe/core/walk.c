@@ -226,32 +226,67 @@ static bool sframe_walk_fp(struct sframe_walk *w, bool may_switch)
 }
 
 /*
- * Is w->ip at one of the machine's rt_sigreturn sequences?  Text is read
- * like the stack, through the read callback, so a page that is not
- * present just means "not a trampoline".
+ * The code at an address, as a struct sframe_code_seq is matched against
+ * it: read through the read callback like the stack, so a page that is
+ * not present just means "no match", and by aligned words, which never
+ * cross a page, so bytes past a sequence cannot make it unreadable (a
+ * trampoline at a page's end).  The word holding the address is read at
+ * the first comparison, the next only for a sequence that runs into it
+ * and whose bytes in the first all match; each at most once, however
+ * many sequences are tried (struct sframe_code_seq: two words hold any).
  */
+struct sframe_code {
+	u64 base;			/* the first word's address */
+	unsigned int skip;		/* the address's byte in it */
+	unsigned int words;		/* how many are in @word */
+	bool unreadable;		/* word @words could not be read */
+	u64 word[2];
+};
+
+static void sframe_code_at(struct sframe_code *code, u64 addr)
+{
+	code->skip = addr & (WORD - 1);
+	code->base = addr - code->skip;
+	code->words = 0;
+	code->unreadable = false;
+}
+
+/* Is the code @seq?  Bytes are taken from the words as little-endian. */
+static bool sframe_code_is(struct sframe_walk *w, struct sframe_code *code,
+			   const struct sframe_code_seq *seq)
+{
+	unsigned int k, end = code->skip + seq->len;
+
+	for (k = code->skip; k < end; k++) {
+		unsigned int i = k / WORD;
+
+		if (i == code->words) {
+			if (code->unreadable ||
+			    sframe_read(w, code->base + i * WORD,
+					&code->word[i], 1)) {
+				code->unreadable = true;
+				return false;
+			}
+			code->words++;
+		}
+		if ((u8)(code->word[i] >> (8 * (k % WORD))) !=
+		    seq->bytes[k - code->skip])
+			return false;
+	}
+	return true;
+}
+
+/* Is w->ip at one of the machine's rt_sigreturn sequences? */
 static bool sframe_at_sigreturn(struct sframe_walk *w)
 {
 	const struct sframe_arch *arch = w->arch;
-	bool have_second = false;
+	struct sframe_code code;
 	unsigned int i;
-	u64 code[2];
 
-	if (!arch->nr_sigreturn || sframe_read(w, w->ip, &code[0], 1))
-		return false;
-	for (i = 0; i < arch->nr_sigreturn; i++) {
-		const struct sframe_insn_seq *seq = &arch->sigreturn[i];
-
-		if ((code[0] & seq->mask[0]) != seq->word[0])
-			continue;
-		if (seq->nr_words < 2)
+	sframe_code_at(&code, w->ip);
+	for (i = 0; i < arch->nr_sigreturn; i++)
+		if (sframe_code_is(w, &code, &arch->sigreturn[i]))
 			return true;
-		if (!have_second && sframe_read(w, w->ip + WORD, &code[1], 1))
-			continue;
-		have_second = true;
-		if ((code[1] & seq->mask[1]) == seq->word[1])
-			return true;
-	}
 	return false;
 }
 
@@ -403,39 +438,21 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 
 /*
  * Which of the machine's epilogues (struct sframe_epilogue) the code at
- * w->ip is, if any.  Read by aligned words, which never cross a page, so
- * bytes past the sequence cannot make the read fail: the word holding
- * w->ip and, for a sequence that runs past it, the next, at most once.
+ * w->ip is, if any.
  */
 static const struct sframe_epilogue *
 sframe_find_epilogue(struct sframe_walk *w, bool interrupted)
 {
 	const struct sframe_arch *arch = w->arch;
-	unsigned int skip = w->ip & (WORD - 1), words = 1, i, k;
-	bool tried = false;
-	u64 code[2];
+	struct sframe_code code;
+	unsigned int i;
 
-	if (!arch->nr_epilogue || sframe_read(w, w->ip - skip, code, 1))
-		return NULL;
+	sframe_code_at(&code, w->ip);
 	for (i = 0; i < arch->nr_epilogue; i++) {
 		const struct sframe_epilogue *e = &arch->epilogue[i];
 
-		if (e->interrupted_only && !interrupted)
-			continue;
-		if (skip + e->len > words * WORD) {
-			if (tried || sframe_read(w, w->ip - skip + WORD,
-						 &code[1], 1)) {
-				tried = true;
-				continue;
-			}
-			tried = true;
-			words = 2;
-		}
-		for (k = skip; k < skip + e->len; k++)
-			if ((u8)(code[k / WORD] >> (8 * (k % WORD))) !=
-			    e->code[k - skip])
-				break;
-		if (k == skip + e->len)
+		if ((!e->interrupted_only || interrupted) &&
+		    sframe_code_is(w, &code, &e->code))
 			return e;
 	}
 	return NULL;
