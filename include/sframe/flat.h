@@ -169,15 +169,7 @@ sframe_flat_in_force(const struct sframe_flat *flat, u32 first, u32 last,
 {
 	const u16 *next = flat->low + 1;	/* each row's successor's start */
 
-	while (first < last) {
-		u32 mid = first + (last - first) / 2;
-
-		if (next[mid] <= key)
-			first = mid + 1;
-		else
-			last = mid;
-	}
-	return first;
+	return SFRAME_UPPER(next, first, last, key);
 }
 
 /* Where a look-up met its row: what sframe_flat_ends_at() needs. */

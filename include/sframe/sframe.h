@@ -294,6 +294,25 @@ struct sframe_span {
 	u64 size;
 };
 
+/*
+ * SFRAME_UPPER() - binary search of @a[@lo..@hi), sorted, for the first
+ * entry above @key: its index, or @hi.  A macro, for arrays of any
+ * unsigned type; @lo and @hi are u32 and evaluated once.
+ */
+#define SFRAME_UPPER(a, lo, hi, key) ({					\
+	u32 __lo = (lo), __hi = (hi);					\
+									\
+	while (__lo < __hi) {						\
+		u32 __mid = __lo + (__hi - __lo) / 2;			\
+									\
+		if ((a)[__mid] <= (key))				\
+			__lo = __mid + 1;				\
+		else							\
+			__hi = __mid;					\
+	}								\
+	__lo;								\
+})
+
 /**
  * sframe_u32_upper() - binary search for the first entry above a key
  * @a: sorted entries
@@ -305,15 +324,7 @@ struct sframe_span {
  */
 static inline u32 sframe_u32_upper(const u32 *a, u32 lo, u32 hi, u64 key)
 {
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (a[mid] <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SFRAME_UPPER(a, lo, hi, key);
 }
 
 int sframe_fdes_within(const struct sframe_section *sec,
