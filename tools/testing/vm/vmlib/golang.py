@@ -11,8 +11,8 @@ Makefile rebuilds a workload when the toolchain's version changes.
 
 import os
 
-from .kernels import extract_deb, private_apt
-from .util import HarnessError, log
+from .kernels import unpacked_packages
+from .util import HarnessError
 
 SUITE = "trixie"
 PACKAGES = ("golang-1.24-go", "golang-1.24-src")
@@ -22,17 +22,8 @@ GOROOT = "usr/lib/go-1.24"
 
 def go_program(cache):
     """Return the host path of trixie's go, unpacked in the cache if not yet."""
-    apt = private_apt(cache, SUITE)
-    apt.update()
-    version = apt.candidate(PACKAGES[0])
-    root = os.path.join(cache, "golang", version.replace(":", "_"))
+    root = unpacked_packages(cache, "golang", SUITE, PACKAGES)
     program = os.path.join(root, GOROOT, "bin", "go")
-    stamp = os.path.join(root, ".unpacked")
-    if not os.path.exists(stamp):
-        for package in PACKAGES:
-            log(f"golang: unpacking {package} {version} ({SUITE})")
-            extract_deb(apt.download(package, apt.candidate(package)), root)
-        if not os.access(program, os.X_OK):
-            raise HarnessError(f"{' and '.join(PACKAGES)} {version}: no {GOROOT}/bin/go")
-        open(stamp, "w").close()
+    if not os.access(program, os.X_OK):
+        raise HarnessError(f"{' and '.join(PACKAGES)} in {root}: no {GOROOT}/bin/go")
     return program

@@ -17,7 +17,7 @@ import hashlib
 import os
 import shutil
 
-from .kernels import extract_deb, private_apt
+from .kernels import unpacked_packages
 from .util import HarnessError, run
 
 HOST_JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
@@ -32,7 +32,7 @@ STRIP_JAVA = ["--strip-java-debug-attributes"]
 # The suite and packages of a foreign guest's JDK: the jmods are in the
 # JDK, the VM and the launcher in the JRE.
 JDK_SUITE = "bookworm"
-JDK_PACKAGES = ("openjdk-17-jre-headless", "openjdk-17-jdk-headless")
+JDK_PACKAGES = ("openjdk-17-jdk-headless", "openjdk-17-jre-headless")
 
 
 def image_digest(options, sources):
@@ -49,18 +49,10 @@ def image_digest(options, sources):
 
 def foreign_jdk(cache, arch):
     """Return the folder of Debian 12's JDK for arch, unpacked in cache/java."""
-    apt = private_apt(cache, JDK_SUITE, arch)
-    apt.update()
-    version = apt.candidate(JDK_PACKAGES[-1])
-    root = os.path.join(cache, "java", f"openjdk-{version}-{arch}")
+    root = unpacked_packages(cache, "java", JDK_SUITE, JDK_PACKAGES, arch)
     jdk = os.path.join(root, "usr", "lib", "jvm", f"java-17-openjdk-{arch}")
-    if os.path.exists(os.path.join(jdk, "jmods", "java.base.jmod")):
-        return jdk
-    partial = root + ".partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    for package in JDK_PACKAGES:
-        extract_deb(apt.download(package, version), partial)
-    os.rename(partial, root)
+    if not os.path.exists(os.path.join(jdk, "jmods", "java.base.jmod")):
+        raise HarnessError(f"{' and '.join(JDK_PACKAGES)} in {root}: no jmods/java.base.jmod")
     return jdk
 
 

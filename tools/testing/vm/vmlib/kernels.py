@@ -157,6 +157,28 @@ def private_apt(cache, suite, arch="amd64"):
     return PrivateApt(os.path.join(cache, "apt", sub), suite, arch)
 
 
+def unpacked_packages(cache, kind, suite, packages, arch="amd64"):
+    """Return cache/KIND/VERSION-ARCH: packages of suite unpacked there, once.
+
+    VERSION is the first package's candidate; each package comes at its
+    own.  Unpacked under a .partial name and renamed, so that an unpack
+    cut short is done again, not used.
+    """
+    apt = private_apt(cache, suite, arch)
+    apt.update()
+    versions = [apt.candidate(package) for package in packages]
+    root = os.path.join(cache, kind, f"{versions[0]}-{arch}".replace(":", "_"))
+    if os.path.isdir(root):
+        return root
+    partial = root + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    for package, version in zip(packages, versions):
+        log(f"{kind}: unpacking {package} {version} ({suite}, {arch})")
+        extract_deb(apt.download(package, version), partial)
+    os.rename(partial, root)
+    return root
+
+
 def fetch_debian(name, cache, refresh=False):
     """Download and unpack a stock Debian kernel with its headers.
 
