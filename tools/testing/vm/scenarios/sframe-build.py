@@ -195,4 +195,4 @@ def judge_warm_latency(run, build, files):
         return
     p95 = percentile(files.values(), 0.95)
     verdict = f"{build}: first mapping to sidecar p95 {p95} ms, want <= {WARM_P95_BOUND_MS}"
-    (run.passed if p95 <= WARM_P95_BOUND_MS else run.fail)(verdict)
+    run.verdict(p95 <= WARM_P95_BOUND_MS, verdict, verdict)

@@ -43,4 +43,4 @@ def check(run):
         if samples < MIN_SAMPLES:
             run.fail(f"{name}: only {samples} samples of xz")
         else:
-            (run.passed if meets(share, op, bound) else run.fail)(verdict)
+            run.verdict(meets(share, op, bound), verdict, verdict)

@@ -164,6 +164,7 @@ def never_worse(run, mode, module, stock):
         mine, theirs = (mine[0] / mine[1], mine[2]), (theirs[0] / theirs[1], theirs[2])
         verdict = (f"{mode}, leaf {leaf}: {100 * mine[0]:.1f}% complete, {mine[1]:.1f} "
                    f"frames; stock {100 * theirs[0]:.1f}%, {theirs[1]:.1f} frames")
-        (run.fail if worse_than_stock(mine, theirs) else run.passed)(f"{verdict}: never worse")
+        run.verdict(not worse_than_stock(mine, theirs), f"{verdict}: never worse",
+                    f"{verdict}: never worse")
     if not set(module[1]) & set(stock[1]):
         run.fail(f"{mode}: no leaf with {MIN_SAMPLES} samples in both recordings")

@@ -58,4 +58,4 @@ def check_crossings(run, mode, text):
     run.metric(f"{mode}_through_all_pct", f"{100 * share:.1f}")
     verdict = (f"{mode}: {100 * share:.1f}% of the samples walked through all {depth} "
                f"{what}, want >= {100 * THROUGH_ALL_MIN:.0f}%")
-    (run.passed if depth > 0 and share >= THROUGH_ALL_MIN else run.fail)(verdict)
+    run.verdict(depth > 0 and share >= THROUGH_ALL_MIN, verdict, verdict)

@@ -73,7 +73,7 @@ def check(run):
         if name in MIN_PY_LEVELS:
             verdict = (f"{name}: {names / samples:.1f} Python names a sample, "
                        f"want >= {MIN_PY_LEVELS[name]:.0f}")
-            (run.passed if names / samples >= MIN_PY_LEVELS[name] else run.fail)(verdict)
+            run.verdict(names / samples >= MIN_PY_LEVELS[name], verdict, verdict)
         for what, (op, bound) in limits.items():
             judge(run, f"{name}: {what}, of {samples} samples of {COMM},",
                   counts[what] / samples, op, bound)

@@ -127,7 +127,7 @@ def meets(fraction, op, bound):
 def judge(run, label, fraction, op, bound):
     """One verdict on a share: "LABEL F%, want OP B%"."""
     verdict = f"{label} {100 * fraction:.1f}%, want {op} {100 * bound:.0f}%"
-    (run.passed if meets(fraction, op, bound) else run.fail)(verdict)
+    run.verdict(meets(fraction, op, bound), verdict, verdict)
 
 
 def worse_than_stock(module, stock):
