@@ -680,6 +680,14 @@ struct walk_env {
 	unsigned int cached_steps;	/* the last walk's, by the cache */
 	unsigned int fp_fallback_steps;	/* the last walk's */
 	/*
+	 * Words of code read in the current step, and how many times in
+	 * the last walk a step read one it had read already (the walk
+	 * reads each word at most once a step: struct sframe_code).
+	 */
+	u64 code_read[4];
+	unsigned int nr_code_read;
+	unsigned int code_rereads;
+	/*
 	 * The program loaded this much above WALK_BIAS (another process's
 	 * address space): the case's text addresses move with it.
 	 */
@@ -724,6 +732,18 @@ static u64 walk_env_code(const struct walk_env *env, u8 *bytes)
 	return TEXT(c->tramp - skip) + env->delta;
 }
 
+/* Note a read of the code at @addr; count it if this step read it already. */
+static void walk_env_code_read(struct walk_env *env, u64 addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->nr_code_read; i++)
+		if (env->code_read[i] == addr)
+			env->code_rereads++;
+	if (env->nr_code_read < ARRAY_SIZE(env->code_read))
+		env->code_read[env->nr_code_read++] = addr;
+}
+
 /*
  * Any 8 bytes within the case's code can be read, at any alignment, as
  * long as they end at text_end or below; the stack by aligned words.
@@ -738,6 +758,8 @@ static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 
 	start = walk_env_code(env, bytes);
 	end = c->text_end ? TEXT(c->text_end) + env->delta : start + 16;
+	if (start && addr >= start && addr < start + 16)
+		walk_env_code_read(env, addr);
 	if (start && addr >= start && addr + 8 <= start + 16 &&
 	    addr + 8 <= end) {
 		*val = 0;
@@ -820,6 +842,7 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 	env->c = c;
 	env->sec = sec;
 	env->lookups = 0;
+	env->code_rereads = 0;
 	if (c->fill && sframe_validate(&env->gapped, sid_hand_o,
 				       sizeof(sid_hand_o), 0, 0, NULL))
 		return SFRAME_STOP_NONE;	/* no frame: the case fails */
@@ -838,8 +861,12 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 		sframe_walk_strip_ra(&w, c->pac_bits);
 	if (env->cache)
 		sframe_walk_cache(&w, env->cache);
-	while (n < WALK_MAX_FRAMES - 1 && sframe_walk_next(&w))
+	for (;;) {
+		env->nr_code_read = 0;
+		if (n == WALK_MAX_FRAMES - 1 || !sframe_walk_next(&w))
+			break;
 		got[n++] = walk_move(w.ip, 0, -env->delta);
+	}
 	got[n] = 0;
 	env->cached_steps = w.cached_steps;
 	env->fp_fallback_steps = w.fp_fallback_steps;

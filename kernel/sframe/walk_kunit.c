@@ -34,6 +34,8 @@ static void walk_expect(struct kunit *test, const struct walk_suite *suite,
 	KUNIT_EXPECT_EQ_MSG(test, env->fp_fallback_steps, c->want_fallback,
 			    "%s: frame-pointer steps where SFrame had none",
 			    how);
+	KUNIT_EXPECT_EQ_MSG(test, env->code_rereads, 0U,
+			    "%s: a word of code read twice in a step", how);
 	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "%s: frame %u",
 				    how, k);

@@ -232,8 +232,9 @@ static bool sframe_walk_fp(struct sframe_walk *w, bool may_switch)
  * cross a page, so bytes past a sequence cannot make it unreadable (a
  * trampoline at a page's end).  The word holding the address is read at
  * the first comparison, the next only for a sequence that runs into it
- * and whose bytes in the first all match; each at most once, however
- * many sequences are tried (struct sframe_code_seq: two words hold any).
+ * and whose bytes in the first all match; each at most once a step,
+ * however many sequences are tried (struct sframe_code_seq: two words
+ * hold any), by the sigreturn check and the epilogue step alike.
  */
 struct sframe_code {
 	u64 base;			/* the first word's address */
@@ -276,16 +277,15 @@ static bool sframe_code_is(struct sframe_walk *w, struct sframe_code *code,
 	return true;
 }
 
-/* Is w->ip at one of the machine's rt_sigreturn sequences? */
-static bool sframe_at_sigreturn(struct sframe_walk *w)
+/* Is w->ip (@code) at one of the machine's rt_sigreturn sequences? */
+static bool sframe_at_sigreturn(struct sframe_walk *w,
+				struct sframe_code *code)
 {
 	const struct sframe_arch *arch = w->arch;
-	struct sframe_code code;
 	unsigned int i;
 
-	sframe_code_at(&code, w->ip);
 	for (i = 0; i < arch->nr_sigreturn; i++)
-		if (sframe_code_is(w, &code, &arch->sigreturn[i]))
+		if (sframe_code_is(w, code, &arch->sigreturn[i]))
 			return true;
 	return false;
 }
@@ -327,9 +327,10 @@ enum sframe_step {
  * trampoline without an FDE of its own may start.  Only a return address:
  * an interrupted IP (pc == w->ip) is inside its function.
  */
-static bool sframe_tramp_after(struct sframe_walk *w, u64 pc, bool at_end)
+static bool sframe_tramp_after(struct sframe_walk *w, struct sframe_code *code,
+			       u64 pc, bool at_end)
 {
-	return pc != w->ip && at_end && sframe_at_sigreturn(w);
+	return pc != w->ip && at_end && sframe_at_sigreturn(w, code);
 }
 
 /*
@@ -337,6 +338,7 @@ static bool sframe_tramp_after(struct sframe_walk *w, u64 pc, bool at_end)
  * *@rule: SFRAME_STEP_NONE when it has no rule there.
  */
 static noinline enum sframe_step sframe_how_decode(struct sframe_walk *w,
+					  struct sframe_code *code,
 					  const struct sframe_section *sec,
 					  u64 bias, u64 pc,
 					  struct sframe_rule *rule)
@@ -347,7 +349,8 @@ static noinline enum sframe_step sframe_how_decode(struct sframe_walk *w,
 	if (sframe_find_fde(sec, pc - bias, &fde))
 		return SFRAME_STEP_NONE;
 	if (fde.signal ||
-	    sframe_tramp_after(w, pc, w->ip - bias == fde.start + fde.size))
+	    sframe_tramp_after(w, code, pc,
+			       w->ip - bias == fde.start + fde.size))
 		return SFRAME_STEP_SIGNAL;
 	if (sframe_fde_find_fre(sec, &fde, pc - bias, &fre, NULL) ||
 	    sframe_fre_rule(sec, &fde, &fre, rule))
@@ -360,6 +363,7 @@ static noinline enum sframe_step sframe_how_decode(struct sframe_walk *w,
  * it is every frame's lookup, and a call and return cost as much again.
  */
 static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
+					struct sframe_code *code,
 					const struct sframe_section *sec,
 					u64 bias, u64 pc,
 					const struct sframe_rule **rulep,
@@ -373,7 +377,7 @@ static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
 	if (SFRAME_FLAT_KIND(row) == SFRAME_FLAT_SIGNAL)
 		return SFRAME_STEP_SIGNAL;
 	/* pc is w->ip - 1 when it matters. */
-	if (sframe_tramp_after(w, pc, at_end))
+	if (sframe_tramp_after(w, code, pc, at_end))
 		return SFRAME_STEP_SIGNAL;
 	*rulep = sframe_flat_rule(flat, row, rel_pc);
 	*keep = !at_end;
@@ -386,6 +390,7 @@ static __always_inline enum sframe_step sframe_how_flat(struct sframe_walk *w,
  * may keep it).
  */
 static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
+				       struct sframe_code *code,
 				       const struct sframe_section *sec,
 				       u64 bias, u64 pc,
 				       const struct sframe_rule **rulep,
@@ -396,8 +401,8 @@ static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
 	if (!sec)
 		return SFRAME_STEP_NONE;
 	if (sec->flat)
-		return sframe_how_flat(w, sec, bias, pc, rulep, keep);
-	return sframe_how_decode(w, sec, bias, pc, scratch);
+		return sframe_how_flat(w, code, sec, bias, pc, rulep, keep);
+	return sframe_how_decode(w, code, sec, bias, pc, scratch);
 }
 
 /*
@@ -408,7 +413,8 @@ static __always_inline enum sframe_step sframe_how_sec(struct sframe_walk *w,
  * frames are in the same object as the one before.  *@keep: a rule the
  * step cache may keep, the object's own section's (w->where.sec).
  */
-static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
+static enum sframe_step sframe_walk_how(struct sframe_walk *w,
+					 struct sframe_code *code, u64 pc,
 					 const struct sframe_rule **rulep,
 					 struct sframe_rule *scratch, bool *keep)
 {
@@ -424,35 +430,34 @@ static enum sframe_step sframe_walk_how(struct sframe_walk *w, u64 pc,
 		if (where->fill && where->fill->abi != w->arch->abi)
 			where->fill = NULL;
 	}
-	how = sframe_how_sec(w, where->sec, where->bias, pc, rulep, scratch,
-			     keep);
+	how = sframe_how_sec(w, code, where->sec, where->bias, pc, rulep,
+			     scratch, keep);
 	if (how == SFRAME_STEP_NONE && where->fill) {
-		how = sframe_how_sec(w, where->fill, where->bias, pc, rulep,
-				     scratch, keep);
+		how = sframe_how_sec(w, code, where->fill, where->bias, pc,
+				     rulep, scratch, keep);
 		*keep = false;
 	}
-	if (how == SFRAME_STEP_NONE && sframe_at_sigreturn(w))
+	if (how == SFRAME_STEP_NONE && sframe_at_sigreturn(w, code))
 		return SFRAME_STEP_SIGNAL;
 	return how;
 }
 
 /*
  * Which of the machine's epilogues (struct sframe_epilogue) the code at
- * w->ip is, if any.
+ * w->ip (@code) is, if any.
  */
 static const struct sframe_epilogue *
-sframe_find_epilogue(struct sframe_walk *w, bool interrupted)
+sframe_find_epilogue(struct sframe_walk *w, struct sframe_code *code,
+		     bool interrupted)
 {
 	const struct sframe_arch *arch = w->arch;
-	struct sframe_code code;
 	unsigned int i;
 
-	sframe_code_at(&code, w->ip);
 	for (i = 0; i < arch->nr_epilogue; i++) {
 		const struct sframe_epilogue *e = &arch->epilogue[i];
 
 		if ((!e->interrupted_only || interrupted) &&
-		    sframe_code_is(w, &code, &e->code))
+		    sframe_code_is(w, code, &e->code))
 			return e;
 	}
 	return NULL;
@@ -467,14 +472,15 @@ sframe_find_epilogue(struct sframe_walk *w, bool interrupted)
  * step follows, as before); true where it stepped, or found the return
  * address's slot unreadable, which ends the walk (w->stop).
  */
-static bool sframe_walk_epilogue(struct sframe_walk *w)
+static bool sframe_walk_epilogue(struct sframe_walk *w,
+				 struct sframe_code *code)
 {
 	const struct sframe_epilogue *e;
 	u64 cfa, ra;
 
 	if (!w->sp_exact)
 		return false;
-	e = sframe_find_epilogue(w, w->first || w->exact_ip);
+	e = sframe_find_epilogue(w, code, w->first || w->exact_ip);
 	if (!e)
 		return false;
 	cfa = w->sp + e->cfa_offset;
@@ -499,13 +505,14 @@ static bool sframe_walk_epilogue(struct sframe_walk *w)
  * it had no answer); if the frame pointers fail too, that stays the
  * reason the walk ends, else the frame-pointer step's own is.
  */
-static bool sframe_walk_fp_floor(struct sframe_walk *w)
+static bool sframe_walk_fp_floor(struct sframe_walk *w,
+				 struct sframe_code *code)
 {
 	enum sframe_walk_stop stop = w->stop;
 
 	if (stop == SFRAME_STOP_OUTERMOST)
 		return false;
-	if (!stop && sframe_walk_epilogue(w))
+	if (!stop && sframe_walk_epilogue(w, code))
 		return !w->stop;
 	w->stop = SFRAME_STOP_NONE;
 	if (!sframe_walk_fp(w, !stop)) {
@@ -527,6 +534,7 @@ static bool sframe_walk_fp_floor(struct sframe_walk *w)
 static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
 	struct sframe_rule scratch;	/* a rule decoded for this step */
+	struct sframe_code code;	/* the code at w->ip, read once */
 	const struct sframe_rule *rulep;
 	bool stepped = false, cached, keep;
 	enum sframe_step how;
@@ -536,7 +544,8 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 		return false;
 	cached = sframe_walk_cacheable(w);
 	pc = w->first || w->exact_ip ? w->ip : w->ip - 1;
-	how = sframe_walk_how(w, pc, &rulep, &scratch, &keep);
+	sframe_code_at(&code, w->ip);
+	how = sframe_walk_how(w, &code, pc, &rulep, &scratch, &keep);
 	/*
 	 * The signal frame is at SP, which a frame record left only bounded
 	 * (AArch64).  The record the kernel pushes above it (arm64: the
@@ -554,7 +563,7 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 	}
 	if (!stepped) {
 		how = SFRAME_STEP_NONE;
-		if (!sframe_walk_fp_floor(w))
+		if (!sframe_walk_fp_floor(w, &code))
 			return false;
 	}
 	w->first = false;

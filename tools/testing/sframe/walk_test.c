@@ -37,7 +37,8 @@ static unsigned int run_cases(const struct walk_suite *suite,
 		for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 			same &= c->want[k] == got[k];
 		if (!tap_ok(same && stop == c->want_stop &&
-			    env.fp_fallback_steps == c->want_fallback,
+			    env.fp_fallback_steps == c->want_fallback &&
+			    !env.code_rereads,
 			    "%s: %s, %s: %s", suite->name, c->name, how,
 			    sframe_walk_stop_str(c->want_stop))) {
 			for (k = 0; got[k]; k++)
@@ -45,6 +46,8 @@ static unsigned int run_cases(const struct walk_suite *suite,
 			tap_diag("stopped: %s", sframe_walk_stop_str(stop));
 			tap_diag("frame-pointer steps where SFrame had none: %u (want %u)",
 				 env.fp_fallback_steps, c->want_fallback);
+			tap_diag("words of code read twice in a step: %u",
+				 env.code_rereads);
 		}
 		/* Every frame in one object: the walk asks once. */
 		if (!c->no_sframe_below && !c->tramp)
