@@ -138,6 +138,14 @@ sframe_state()
 	done
 }
 
+# sframe_done NAME: a scenario's end with the module loaded: keep its
+# state as NAME (sframe_state), then unload it, which must succeed.
+sframe_done()
+{
+	sframe_state "$1"
+	rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+}
+
 # load_kmods: insmod the kernel's own modules the scenario's kmods: header
 # named (/kmodules/order, dependencies first; built-in ones are not
 # there), or fail.

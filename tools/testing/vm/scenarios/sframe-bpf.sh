@@ -28,5 +28,4 @@ bpf_stacks()
 bpf_stacks stock
 load_module sframe_unwind
 bpf_stacks module
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

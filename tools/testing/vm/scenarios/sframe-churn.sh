@@ -30,5 +30,4 @@ if grep -q deep /sys/kernel/debug/sframe_unwind/maps; then
 else
 	result ok "no exited process left in the maps"
 fi
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

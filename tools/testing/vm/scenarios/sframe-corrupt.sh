@@ -18,5 +18,4 @@ rejected=$(stat_value "rejected: unknown FRE type")
 verdict "stats: rejected: unknown FRE type: 1" \
 	"stats: rejected: unknown FRE type: $rejected, want 1" \
 	[ "$rejected" = 1 ]
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

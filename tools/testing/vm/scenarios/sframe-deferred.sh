@@ -29,5 +29,4 @@ deferred_stacks stock
 load_module sframe_unwind
 metric module_deferred_hooked "$(dmesg | sed -n "s/.*sframe_unwind: loaded.*deferred=\([01]\).*/\1/p" | tail -n 1)"
 deferred_stacks module
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

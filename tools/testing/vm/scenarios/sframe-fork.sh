@@ -79,5 +79,4 @@ arm64-*)
 	python_workers
 	;;
 esac
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

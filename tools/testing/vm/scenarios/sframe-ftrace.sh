@@ -39,5 +39,4 @@ cat $T/trace > /tmp/trace
 artefact chain.expect /tmp/chain.expect
 artefact maps /tmp/maps
 artefact trace /tmp/trace
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

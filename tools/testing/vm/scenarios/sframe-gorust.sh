@@ -39,5 +39,4 @@ must $SF load $LIBC
 callgraph go-module $GO
 [ -z "$RUST" ] || callgraph rust-module $RUST
 metric frames_fp_fallback "$(stat_value frames_fp_fallback)"
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -90,7 +90,6 @@ record_pattern $W dlopen
 kill $victim $holder
 wait $victim $holder
 stop_serve attack
-sframe_state attack
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done attack
 # Other scenarios of this boot start with empty caches of their own.
 rm -rf /tmp/control-cache /tmp/attack-cache

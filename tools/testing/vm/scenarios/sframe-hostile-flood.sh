@@ -93,5 +93,4 @@ if stat_settles files_cached "$files0" $settle && stat_settles kernel_bytes "$by
 else
 	result fail "after the flood: files_cached $files0 -> $(stat_value files_cached), kernel_bytes $bytes0 -> $(stat_value kernel_bytes)"
 fi
-sframe_state after
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done after

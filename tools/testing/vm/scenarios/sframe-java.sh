@@ -46,5 +46,4 @@ if [ "$(uname -m)" = aarch64 ] &&
 fi
 tail -3 /tmp/load-system.txt
 callgraph module
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -27,5 +27,4 @@ load_module sframe_unwind
 run munmap munmap
 run mprotect mprotect
 metric lookups_in_changed_range "$(stat_value lookups_in_changed_range)"
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

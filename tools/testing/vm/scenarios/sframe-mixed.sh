@@ -38,5 +38,4 @@ verdict "longest walk $walk_ns_max ns <= $WALK_NS_BOUND ns" \
 	"longest walk $walk_ns_max ns > $WALK_NS_BOUND ns" \
 	[ "$walk_ns_max" -le $WALK_NS_BOUND ]
 metric frames_fp_fallback "$(stat_value frames_fp_fallback)"
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

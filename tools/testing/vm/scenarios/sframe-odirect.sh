@@ -26,6 +26,5 @@ $PROJECT/runas 65534 $PROJECT/odirectmap $DIR/deep 1 ||
 	result fail "odirectmap as uid 65534: exit $?"
 sframe_state odirect
 record_pattern $DIR/deep chain
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module
 umount $DIR

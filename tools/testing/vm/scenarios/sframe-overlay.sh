@@ -69,5 +69,4 @@ must $SF unload $L/nosframe/deep
 $SF status
 
 umount $M && umount $O/rw && umount $L || result fail "umount failed"
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

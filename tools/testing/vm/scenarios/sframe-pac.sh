@@ -18,5 +18,4 @@ for p in $PATTERNS; do
 	record_pattern /workloads/v1-pac-binutils-2.40/deep "$p" "v1-$p"
 	record_pattern /workloads/v3-pac-binutils-2.47/deep "$p" "v3-$p"
 done
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -53,5 +53,4 @@ else
 	result fail "sframectl load $EXT: exit $rc"
 fi
 callgraph qsort --qsort $QSORT_DEPTH
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -45,5 +45,4 @@ $SF status > /tmp/status.txt || result fail "sframectl status: exit $?"
 tail -n 1 /tmp/status.txt
 artefact status.txt /tmp/status.txt
 callgraph sidecar fp
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -107,5 +107,4 @@ if start served; then
 	metric frames_epilogue "$(stat_value frames_epilogue)"
 fi
 stop_serve python313
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -20,5 +20,4 @@ rc=$?
 perf script -i /tmp/run.data --no-inline -F comm,tid,ip,sym,dso > /tmp/chain.perf
 artefact chain.expect /tmp/chain.expect
 artefact chain.perf /tmp/chain.perf
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -422,8 +422,7 @@ if [ "$(generated released)" = 0 ] &&
 else
 	result fail "released: $(generated released) generated, $(from_cache released) from the cache"
 fi
-sframe_state released
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done released
 # The runtime directory became the unit's user's: leave none behind, so a
 # later scenario's service (run as root) makes its own.
 rm -rf /run/sframe-unwind

@@ -30,5 +30,4 @@ cat /tmp/status.txt
 artefact status.txt /tmp/status.txt
 record_pattern $W qsort
 record_pattern $W signal
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -79,5 +79,4 @@ record_pattern $W chain after-bad
 must $SF unload $W
 must $SF status
 record_pattern $W chain unloaded
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

@@ -8,5 +8,4 @@
 . /vmtest/lib.sh
 load_module sframe_unwind
 record_patterns /workloads/v3-binutils-2.47/deep
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module

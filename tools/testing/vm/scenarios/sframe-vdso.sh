@@ -50,5 +50,4 @@ fi
 if $SF unload --vdso 2> /dev/null; then
 	result fail "a second unload --vdso succeeded"
 fi
-sframe_state module
-rmmod sframe_unwind || result fail "rmmod sframe_unwind failed"
+sframe_done module
