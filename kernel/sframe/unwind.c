@@ -20,58 +20,63 @@
 #include "walk_user.h"
 
 /*
- * sframe_walk_user_raw(), counted in the statistics (per CPU: a sample's
- * CPU only).
+ * A walk begun at @start, counted in the statistics (per CPU: a sample's
+ * CPU only); @full: the consumer's room ran out before the walk ended.
  */
-static __always_inline void
-sframe_walk_user(const struct pt_regs *regs, unsigned int max,
-		 unsigned int batch, bool (*store)(void *cookie, u64 ip),
-		 void *cookie)
+static void sframe_walk_count(const struct sframe_walk *w, bool full,
+			      u64 start)
 {
-	u64 start = local_clock(), ns;
-	struct sframe_walk w;
-	bool full;
+	u64 ns = local_clock() - start;
 
-	full = sframe_walk_user_raw(regs, max, batch, store, cookie, &w, true);
-
-	ns = local_clock() - start;
 	if (ns > this_cpu_read(sframe_stats.walk_ns_max))
 		this_cpu_write(sframe_stats.walk_ns_max, ns);
 	sframe_count_add(walk_ns_total, ns);
 	sframe_count(samples);
-	sframe_count_add(frames_sframe, w.sframe_steps);
-	sframe_count_add(frames_cached, w.cached_steps);
-	sframe_count_add(frames_fp, w.fp_steps);
-	sframe_count_add(frames_fp_fallback, w.fp_fallback_steps);
-	sframe_count_add(frames_signal, w.signal_steps);
-	sframe_count_add(frames_epilogue, w.epilogue_steps);
+	sframe_count_add(frames_sframe, w->sframe_steps);
+	sframe_count_add(frames_cached, w->cached_steps);
+	sframe_count_add(frames_fp, w->fp_steps);
+	sframe_count_add(frames_fp_fallback, w->fp_fallback_steps);
+	sframe_count_add(frames_signal, w->signal_steps);
+	sframe_count_add(frames_epilogue, w->epilogue_steps);
 	if (full)
 		sframe_count(max_depth);
 	else
-		sframe_count(stops[w.stop]);
+		sframe_count(stops[w->stop]);
 }
 
-static bool sframe_perf_store(void *cookie, u64 ip)
+/* The user stack into the consumer's array, @room at most: how many. */
+static __always_inline unsigned int
+sframe_walk_user(const struct pt_regs *regs, u64 *ips, unsigned int room)
 {
-	struct perf_callchain_entry_ctx *entry = cookie;
+	u64 start = local_clock();
+	struct sframe_walk w;
+	unsigned int n;
 
-	return entry->nr < entry->max_stack && !perf_callchain_store(entry, ip);
+	n = sframe_walk_user_into(regs, ips, room, &w, true);
+	sframe_walk_count(&w, n == room, start);
+	return n;
 }
 
 /*
  * Replaces perf_callchain_user(); same contract.  Only for tasks the walk
- * knows (attach.c): 32-bit ones keep the stock walker.
+ * knows (attach.c): 32-bit ones keep the stock walker.  The walk fills
+ * the entry as perf_callchain_store() would, within the same bound.
  */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs)
 {
+	struct perf_callchain_entry *chain = entry->entry;
+	unsigned int room = 0, n;
+
 	if (sframe_regs_in_guest(regs))
 		return;
 
 	perf_callchain_store(entry, sframe_user_ip(regs));
-	sframe_walk_user(regs, entry->max_stack > entry->nr ?
-			       entry->max_stack - entry->nr : 0,
-			 SFRAME_WALK_BATCH, sframe_perf_store, entry);
+	if (entry->nr < entry->max_stack && !entry->contexts_maxed)
+		room = entry->max_stack - entry->nr;
+	n = sframe_walk_user(regs, chain->ip + chain->nr, room);
+	chain->nr += n;
+	entry->nr += n;
 }
 
 #ifdef SFRAME_HOOK_STACKTRACE
@@ -92,28 +97,20 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs)
 {
 	struct sframe_consume c = { .fn = consume_entry, .cookie = cookie };
+	u64 start;
+	struct sframe_walk w;
+	bool full;
 
 	if (!consume_entry(cookie, sframe_user_ip(regs)))
 		return;
 	/* How many it takes is the consumer's secret: one frame at a time. */
-	sframe_walk_user(regs, UINT_MAX, 1, sframe_stacktrace_store, &c);
+	start = local_clock();
+	full = sframe_walk_user_each(regs, sframe_stacktrace_store, &c, &w);
+	sframe_walk_count(&w, full, start);
 }
 #endif
 
 #ifdef SFRAME_HOOK_UNWIND_USER
-struct sframe_trace_store {
-	struct unwind_stacktrace *trace;
-	unsigned int max;
-};
-
-static bool sframe_trace_store(void *cookie, u64 ip)
-{
-	struct sframe_trace_store *t = cookie;
-
-	t->trace->entries[t->trace->nr++] = ip;
-	return t->trace->nr < t->max;
-}
-
 /*
  * Replaces unwind_user(), the walk of the deferred unwinder (7.x): it runs
  * in task context just before the return to user space, for perf events
@@ -124,7 +121,6 @@ static bool sframe_trace_store(void *cookie, u64 ip)
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries)
 {
-	struct sframe_trace_store t = { .trace = trace, .max = max_entries };
 	struct pt_regs *regs = task_pt_regs(current);
 
 	trace->nr = 0;
@@ -132,9 +128,13 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 		return -EINVAL;
 	if ((current->flags & PF_KTHREAD) || !user_mode(regs))
 		return 0;
-	if (sframe_trace_store(&t, sframe_user_ip(regs)))
-		sframe_walk_user(regs, max_entries - trace->nr,
-				 SFRAME_WALK_BATCH, sframe_trace_store, &t);
+	trace->entries[trace->nr++] = sframe_user_ip(regs);
+	/* Its entries are unsigned long: a u64 on every machine walked. */
+	BUILD_BUG_ON(sizeof(*trace->entries) != sizeof(u64));
+	if (trace->nr < max_entries)
+		trace->nr += sframe_walk_user(regs,
+					      (u64 *)trace->entries + trace->nr,
+					      max_entries - trace->nr);
 	return 0;
 }
 #endif

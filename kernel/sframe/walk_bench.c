@@ -10,9 +10,12 @@
  * writer's section is not in use yet).  The SFrame walk is timed twice:
  * as in a profile, where the same call sites come back sample after
  * sample and the step cache knows them, and cold, without the cache, as
- * at a call site's first sample.  Every walker hands each return address
- * to the same consumer, which stores it as perf's does.  Nothing is
- * counted in the statistics.
+ * at a call site's first sample.  Every walker stores the return
+ * addresses in the same array as its perf hook would: the frame-pointer
+ * walkers one at a time through a bound check, as the stock walker calls
+ * perf_callchain_store(); the SFrame walker all at once, as the module's
+ * hook (unwind.c) has the walk fill perf's entry.  Nothing is counted in
+ * the statistics.
  */
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
@@ -36,7 +39,7 @@ struct sframe_bench_store {
 	unsigned int max;
 };
 
-/* Where the consumer stores (under sframe_bench_lock). */
+/* Where the walkers store (under sframe_bench_lock). */
 static u64 sframe_bench_ips[SFRAME_BENCH_MAX_DEPTH];
 
 static bool sframe_bench_store(void *cookie, u64 ip)
@@ -60,14 +63,13 @@ static __always_inline unsigned int
 sframe_bench_walk(const struct pt_regs *regs, unsigned int depth, bool cold,
 		  u64 *rule_frames)
 {
-	struct sframe_bench_store b = { .max = depth };
 	struct sframe_walk w;
+	unsigned int n;
 
-	sframe_walk_user_raw(regs, depth, SFRAME_WALK_BATCH, sframe_bench_store,
-			     &b, &w, !cold);
+	n = sframe_walk_user_into(regs, sframe_bench_ips, depth, &w, !cold);
 	*rule_frames += w.sframe_steps;
 	sframe_bench_cached_frames += w.cached_steps;
-	return b.n;
+	return n;
 }
 
 static unsigned int sframe_bench_sframe(const struct pt_regs *regs,

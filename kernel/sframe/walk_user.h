@@ -89,59 +89,86 @@ static __always_inline void sframe_cache_put(struct sframe_step_caches *c,
 		c->busy[level] = false;
 }
 
-/* Return addresses a walk hands over at most at once, from its stack. */
-#define SFRAME_WALK_BATCH	16
-
 /*
- * Walk the current task's user stack from @regs, handing each caller's
- * return address to @store until it says stop or @max were handed over
- * (then return true).  The walk steps @batch frames at a time, so
- * @batch - 1 beyond what @store takes at most.  Inline in each caller,
- * so that @store is too.  Sections are used under RCU, which also lets
- * module unload wait for walks in flight.  @cache: step through this
- * CPU's step cache (only the benchmark's cold walk goes without).
+ * A walk of the current task's user stack from @regs, as the two below
+ * begin and end it.  Sections are used under RCU, which also lets module
+ * unload wait for walks in flight.  @cache: step through this CPU's step
+ * cache (only the benchmark's cold walk goes without).
  */
-static __always_inline bool
-sframe_walk_user_raw(const struct pt_regs *regs, unsigned int max,
-		     unsigned int batch, bool (*store)(void *cookie, u64 ip),
-		     void *cookie, struct sframe_walk *w, bool cache)
+struct sframe_user_walk {
+	struct sframe_user_ctx ctx;
+	struct sframe_step_caches *caches;
+	unsigned int level;
+};
+
+static __always_inline void sframe_user_walk_begin(struct sframe_user_walk *u,
+						   const struct pt_regs *regs,
+						   struct sframe_walk *w,
+						   bool cache)
 {
-	struct sframe_step_caches *caches = NULL;
-	unsigned int level = sframe_cache_level();
-	struct sframe_user_ctx ctx = {
+	u->ctx = (struct sframe_user_ctx){
 		.cur = { .mm = current->mm },
 		.regs = regs,
 	};
-	u64 ips[SFRAME_WALK_BATCH];
-	unsigned int n, i, want;
-	bool full = false;
-
+	u->caches = NULL;
+	u->level = sframe_cache_level();
 	rcu_read_lock();
 	preempt_disable_notrace();
 	sframe_walk_start(w, &sframe_arch_native, sframe_user_ip(regs),
 			  sframe_user_sp(regs), sframe_user_fp(regs),
-			  &sframe_user_ops, &ctx);
+			  &sframe_user_ops, &u->ctx);
 	sframe_walk_strip_ra(w, sframe_regs_pac_bits());
 	if (cache)
-		caches = sframe_cache_get(level);
-	if (caches)
-		sframe_walk_cache(w, &caches->level[level]);
-	for (;;) {
-		want = min3(max, batch, (unsigned int)SFRAME_WALK_BATCH);
-		n = sframe_walk_fill(w, ips, want);
-		for (i = 0; i < n && !full; i++)
-			full = !store(cookie, ips[i]);
-		max -= n;
-		if (full || n < want)
-			break;
-		if (!max) {
-			full = true;
-			break;
-		}
-	}
-	sframe_cache_put(caches, level);
+		u->caches = sframe_cache_get(u->level);
+	if (u->caches)
+		sframe_walk_cache(w, &u->caches->level[u->level]);
+}
+
+static __always_inline void sframe_user_walk_end(struct sframe_user_walk *u)
+{
+	sframe_cache_put(u->caches, u->level);
 	preempt_enable_notrace();
 	rcu_read_unlock();
+}
+
+/*
+ * Walk the current task's user stack from @regs into the consumer's own
+ * array: each caller's return address in @ips, @max at most, in one
+ * sframe_walk_fill(), so that the table's loop is entered once a walk
+ * and nothing is copied.  Return: how many were stored (@max: the walk
+ * may go on).
+ */
+static __always_inline unsigned int
+sframe_walk_user_into(const struct pt_regs *regs, u64 *ips, unsigned int max,
+		      struct sframe_walk *w, bool cache)
+{
+	struct sframe_user_walk u;
+	unsigned int n;
+
+	sframe_user_walk_begin(&u, regs, w, cache);
+	n = sframe_walk_fill(w, ips, max);
+	sframe_user_walk_end(&u);
+	return n;
+}
+
+/*
+ * The same for a consumer that keeps its room to itself: each return
+ * address handed to @store, one step at a time, until it says stop
+ * (then return true) or the walk ends.
+ */
+static __always_inline bool
+sframe_walk_user_each(const struct pt_regs *regs,
+		      bool (*store)(void *cookie, u64 ip), void *cookie,
+		      struct sframe_walk *w)
+{
+	struct sframe_user_walk u;
+	bool full = false;
+	u64 ip;
+
+	sframe_user_walk_begin(&u, regs, w, true);
+	while (!full && sframe_walk_fill(w, &ip, 1))
+		full = !store(cookie, ip);
+	sframe_user_walk_end(&u);
 	return full;
 }
 
