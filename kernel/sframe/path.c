@@ -6,6 +6,9 @@
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#ifdef SFRAME_HAVE_LINUX_HEX_H	/* set by Kbuild where the kernel has it */
+#include <linux/hex.h>
+#endif
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/slab.h>
