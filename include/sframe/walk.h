@@ -100,6 +100,7 @@ struct sframe_walk {
 	unsigned int signal_steps;	/* through rt_sigframes */
 	unsigned int epilogue_steps;	/* by the code at a frame without a table */
 	unsigned int cached_steps;	/* of sframe_steps, by the step cache */
+	unsigned int record_cfa_steps;	/* of sframe_steps, CFA from a record */
 	struct sframe_step_cache *cache;	/* optional: sframe_walk_cache() */
 	struct sframe_where where;	/* the last lookup's answer */
 	const struct sframe_walk_ops *ops;

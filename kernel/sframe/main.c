@@ -81,6 +81,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "samples", st->samples);
 	sframe_show(s, "frames_sframe", st->frames_sframe);
 	sframe_show(s, "frames_cached", st->frames_cached);
+	sframe_show(s, "frames_record_cfa", st->frames_record_cfa);
 	sframe_show(s, "frames_fp", st->frames_fp);
 	sframe_show(s, "frames_fp_fallback", st->frames_fp_fallback);
 	sframe_show(s, "frames_signal", st->frames_signal);

@@ -39,6 +39,7 @@ struct sframe_stats {
 	u64 samples;			/* walks started */
 	u64 frames_sframe;		/* frames found by SFrame rules */
 	u64 frames_cached;		/* of those, by the step cache */
+	u64 frames_record_cfa;		/* of those, CFA from a frame record */
 	u64 frames_fp;			/* frames found by frame pointers */
 	u64 frames_fp_fallback;		/* of those, where SFrame had none */
 	u64 frames_signal;		/* frames found through rt_sigframes */

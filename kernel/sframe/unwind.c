@@ -34,6 +34,7 @@ static void sframe_walk_count(const struct sframe_walk *w, bool full,
 	sframe_count(samples);
 	sframe_count_add(frames_sframe, w->sframe_steps);
 	sframe_count_add(frames_cached, w->cached_steps);
+	sframe_count_add(frames_record_cfa, w->record_cfa_steps);
 	sframe_count_add(frames_fp, w->fp_steps);
 	sframe_count_add(frames_fp_fallback, w->fp_fallback_steps);
 	sframe_count_add(frames_signal, w->signal_steps);

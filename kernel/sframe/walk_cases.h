@@ -54,6 +54,8 @@ struct walk_case {
 	enum sframe_walk_stop want_stop;
 	/* frames stepped by frame pointers where SFrame had no answer */
 	unsigned int want_fallback;
+	/* SFrame steps whose CFA came from a frame record */
+	unsigned int want_record_cfa;
 };
 
 /*
@@ -568,6 +570,88 @@ static const struct walk_case walk_cases_aarch64[] = {
 	},
 	{
 		/*
+		 * JIT code's record leads into signed_fn (F: SP-based CFA,
+		 * its record at CFA - 16, x29 at it); F's CFA is then x29 +
+		 * 16, and its caller lr_only (G: SP-based, RA on its stack,
+		 * no record) steps by its rule to main (H), which the next
+		 * record would skip.  The stack as the prologues leave it;
+		 * the walk checks no call graph.
+		 */
+		.name = "frame record, then a record at an SP-based CFA: exact SP",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.pac_bits = WALK_AARCH64_PAC,
+		.words = {
+			{ 0x100, STACK(0x120) },	/* JIT's record */
+			{ 0x108, TEXT(0x4000e8) },	/* into signed_fn */
+			{ 0x120, STACK(0x160) },	/* signed_fn's record */
+			{ 0x128, WALK_AARCH64_SIGNED(0x4000fc) },
+			{ 0x130, TEXT(0x4000d0) },	/* lr_only's LR */
+			{ 0x160, 0 },			/* main's record */
+			{ 0x168, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000e8), TEXT(0x4000fc), TEXT(0x4000d0),
+			  TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+		.want_record_cfa = 1,
+	},
+	{
+		/*
+		 * The shape the CFA from a record takes on trust: signed_fn
+		 * saving x29 and x30 as a pair with x29 still main's (it is
+		 * lr_only's, which saves none).  The step reads the record
+		 * x29 points to, as the stock walker would, and lr_only's
+		 * frame is missed as it is without the module.
+		 */
+		.name = "record pair saved, x29 not at it: the record x29 is at",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.words = {
+			{ 0x100, STACK(0x160) },	/* JIT's record */
+			{ 0x108, TEXT(0x4000e8) },	/* into signed_fn */
+			{ 0x120, STACK(0x160) },	/* signed_fn's pair */
+			{ 0x128, TEXT(0x4000fc) },
+			{ 0x130, TEXT(0x4000d0) },	/* lr_only's LR */
+			{ 0x160, 0 },			/* main's record */
+			{ 0x168, TEXT(0x4000bc) },
+		},
+		.want = { TEXT(0x4000e8), TEXT(0x4000bc) },
+		.want_stop = SFRAME_STOP_REGISTER,
+		.want_record_cfa = 1,
+	},
+	{
+		/*
+		 * x29 8 bytes below the bound the JIT record left: the CFA
+		 * (0x118) is above it, signed_fn's SP at its call (0x108)
+		 * is not.  Refused; the frame-pointer step fails too.
+		 */
+		.name = "CFA from a record, SP at the call below the bound: refused",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.words = {
+			{ 0x100, STACK(0x108) },	/* JIT's record */
+			{ 0x108, TEXT(0x4000e8) },	/* into signed_fn */
+			{ 0x110, TEXT(0x4000fc) },
+		},
+		.want = { TEXT(0x4000e8) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/* x29 so low that the CFA is below the bound: refused. */
+		.name = "CFA from a record below the bound: refused",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000,
+		.words = {
+			{ 0x100, STACK(0xf0) },		/* JIT's record */
+			{ 0x108, TEXT(0x4000e8) },	/* into signed_fn */
+			{ 0xf0, STACK(0x160) },
+			{ 0xf8, TEXT(0x4000fc) },
+		},
+		.want = { TEXT(0x4000e8) },
+		.want_stop = SFRAME_STOP_REGISTER,
+	},
+	{
+		/*
 		 * leaf was a signal handler returning to the vDSO's
 		 * __kernel_rt_sigreturn (in LR), SP at the rt_sigframe whose
 		 * sigcontext at +544 holds x29, x30, SP and PC of leaf,
@@ -679,6 +763,7 @@ struct walk_env {
 	struct sframe_step_cache *cache;	/* optional, for the walk */
 	unsigned int cached_steps;	/* the last walk's, by the cache */
 	unsigned int fp_fallback_steps;	/* the last walk's */
+	unsigned int record_cfa_steps;	/* the last walk's */
 	/*
 	 * Words of code read in the current step, and how many times in
 	 * the last walk a step read one it had read already (the walk
@@ -870,6 +955,7 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 	got[n] = 0;
 	env->cached_steps = w.cached_steps;
 	env->fp_fallback_steps = w.fp_fallback_steps;
+	env->record_cfa_steps = w.record_cfa_steps;
 	return w.stop;
 }
 

@@ -36,6 +36,8 @@ static void walk_expect(struct kunit *test, const struct walk_suite *suite,
 			    how);
 	KUNIT_EXPECT_EQ_MSG(test, env->code_rereads, 0U,
 			    "%s: a word of code read twice in a step", how);
+	KUNIT_EXPECT_EQ_MSG(test, env->record_cfa_steps, c->want_record_cfa,
+			    "%s: SFrame steps with the CFA from a record", how);
 	for (k = 0; k < WALK_MAX_FRAMES && (c->want[k] || got[k]); k++)
 		KUNIT_EXPECT_EQ_MSG(test, got[k], c->want[k], "%s: frame %u",
 				    how, k);

@@ -164,18 +164,45 @@ static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
 	return stop;
 }
 
+/*
+ * The CFA of a frame a frame-record step reached, whose SP is only a
+ * lower bound (struct sframe_arch: record_sets_sp), for a rule based on
+ * SP: where the rule saves the caller's FP and RA as a frame record, FP
+ * below RA, the frame keeps its FP pointing at that record, as compiled
+ * code that saves FP does (Documentation/design.rst), and the CFA is FP
+ * less the record's offset.  Refused where the frame's SP at its call
+ * would lie below the bound; the step checks the CFA itself.
+ */
+static bool sframe_record_cfa(struct sframe_walk *w,
+			      const struct sframe_rule *rule, u64 *cfa)
+{
+	u8 fp_at;
+
+	if (w->sp_exact || rule->cfa.kind != SFRAME_LOC_REG ||
+	    rule->cfa.reg != w->arch->sp_reg ||
+	    !sframe_rule_saved_at_cfa(rule, &fp_at) ||
+	    fp_at != SFRAME_STEP_FP_BELOW_RA)
+		return false;
+	*cfa = w->fp - rule->fp.offset;
+	return *cfa >= w->sp && *cfa - w->sp >= (u64)(s64)rule->cfa.offset;
+}
+
 static bool sframe_walk_rule(struct sframe_walk *w,
 			     const struct sframe_rule *rule)
 {
 	enum sframe_walk_stop stop;
 	u64 cfa, ra, fp = w->fp;
+	bool from_record = false;
 
 	if (rule->flags & SFRAME_RULE_OUTERMOST)
 		return sframe_walk_fail(w, SFRAME_STOP_OUTERMOST);
 
-	if (!sframe_reg_value(w, rule->cfa.reg, &cfa))
+	if (sframe_reg_value(w, rule->cfa.reg, &cfa))
+		cfa += rule->cfa.offset;
+	else if (sframe_record_cfa(w, rule, &cfa))
+		from_record = true;
+	else
 		return sframe_walk_fail(w, SFRAME_STOP_REGISTER);
-	cfa += rule->cfa.offset;
 	if (rule->cfa.kind == SFRAME_LOC_AT_REG && sframe_read(w, cfa, &cfa, 1))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 	stop = sframe_step_check_cfa(cfa, w->sp,
@@ -191,6 +218,7 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 	w->fp = fp;
 	w->ra_known = false;
 	w->sframe_steps++;
+	w->record_cfa_steps += from_record;
 	return true;
 }
 

@@ -38,7 +38,8 @@ static unsigned int run_cases(const struct walk_suite *suite,
 			same &= c->want[k] == got[k];
 		if (!tap_ok(same && stop == c->want_stop &&
 			    env.fp_fallback_steps == c->want_fallback &&
-			    !env.code_rereads,
+			    !env.code_rereads &&
+			    env.record_cfa_steps == c->want_record_cfa,
 			    "%s: %s, %s: %s", suite->name, c->name, how,
 			    sframe_walk_stop_str(c->want_stop))) {
 			for (k = 0; got[k]; k++)
@@ -48,6 +49,8 @@ static unsigned int run_cases(const struct walk_suite *suite,
 				 env.fp_fallback_steps, c->want_fallback);
 			tap_diag("words of code read twice in a step: %u",
 				 env.code_rereads);
+			tap_diag("SFrame steps with the CFA from a record: %u (want %u)",
+				 env.record_cfa_steps, c->want_record_cfa);
 		}
 		/* Every frame in one object: the walk asks once. */
 		if (!c->no_sframe_below && !c->tramp)

@@ -22,10 +22,12 @@ JAVA_SECONDS=6
 
 # callgraph NAME: record the workload with -g.  C1 only, a small heap
 # and the serial collector: few compiler and GC threads, a quick start.
+# The perf map the VM writes at exit names the JIT frames in perf script.
 callgraph()
 {
 	record_callgraph "$1" fp $JAVA -Xshare:auto -Xmx64m -XX:+UseSerialGC \
 		-XX:-UsePerfData -XX:TieredStopAtLevel=1 -XX:+PreserveFramePointer \
+		-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
 		-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,JavaRecurse::* \
 		-Djava.library.path=$CLASSES -cp $CLASSES JavaRecurse $JAVA_SECONDS &&
 		cat "/tmp/$1.out" && artefact "$1.out" "/tmp/$1.out"
