@@ -18,9 +18,10 @@ prints; they are divided into those with a frame of the JNI library
 (JIT -> C -> libjvm -> JIT ...) and the others (JIT frames, the
 interpreter and libjvm only).
 
-Each crossing into the library has a frame the stock walker skips on
-arm64: the native method's own JIT frame (its native wrapper), whose
-return address only the library's stack holds.  The VM's perf map
+Each crossing into the library has a frame only the library's stack
+leads to: the native method's own JIT frame (its native wrapper), whose
+return address the library saved.  The stock walker skips it on arm64
+and goes astray there on x86-64.  The VM's perf map
 (-XX:+DumpPerfMapAtExit) names it; a JNI sample "has its crossings"
 when the caller of every frame of the library is that method's.  Where
 the method was called from interpreted code (the first calls, before
@@ -28,7 +29,8 @@ C1 compiles descend()), the interpreter's native entry takes the
 wrapper's place, and the perf map names it and its caller alike
 ("Interpreter"): such samples are counted, not judged.  perf on arm64
 inserts the leaf's LR - 1 after the leaf (sframe-pac.py): frames at
-IPs that are not 4-byte aligned are left out there.
+IPs that are not 4-byte aligned are left out there.  The crossings are
+judged on both machines.
 """
 
 import collections
@@ -52,14 +54,14 @@ COMPLETE_BOUND = 0.98
 # arm64: there the library leaves x29 alone, so the stock walker follows
 # libjvm's frame record past it to the JIT frames, complete but one frame
 # short per crossing, the native method's, which the module finds
-# (Documentation/results.rst): there the crossings are judged instead,
-# and both groups never worse than stock by their complete share.
+# (Documentation/results.rst): there the crossings tell the two apart,
+# and both groups are judged never worse than stock by complete share.
 STOCK_JNI_BOUND = 0.10
 # Complete JNI samples among the complete ones: the workload spends
 # about half its time in the JNI phase, so a fifth at least.
 JNI_SHARE_BOUND = 0.20
 # JNI samples with every crossing's frame: the module's at least
-# COMPLETE_BOUND; on arm64 stock's under this, since it skips them all.
+# COMPLETE_BOUND; stock's under this, since it skips them all.
 STOCK_CROSSINGS_BOUND = 0.10
 
 
@@ -79,7 +81,7 @@ def check(run):
     if stock and not arm64:
         judge(run, f"stock, {GROUPS['_jni']}: complete", stock["_jni"][0], "<",
               STOCK_JNI_BOUND)
-    if module and stock and arm64:
+    if module and stock:
         judge(run, "module, JNI samples with every crossing's frame",
               module["crossings"], ">=", COMPLETE_BOUND)
         judge(run, "stock, JNI samples with every crossing's frame",
@@ -103,8 +105,8 @@ def measure(run, mode, prefix):
 
     group is "" (all the main thread's samples), "_jni" or "_jit"; each
     is reported as <prefix><group>_complete_pct, _samples and
-    _mean_frames, the VM's threads as <prefix>_vm_threads_*.  Also, on
-    arm64, "crossings": the share of JNI samples from compiled code with
+    _mean_frames, the VM's threads as <prefix>_vm_threads_*.  Also
+    "crossings": the share of JNI samples from compiled code with
     every crossing's frame (crossings_found()), reported as
     <prefix>_jni_crossings_pct, and <prefix>_jni_interpreted_samples.
     """
@@ -126,8 +128,8 @@ def measure(run, mode, prefix):
             groups = ("", "_jni" if any(f.dso.endswith(JNI_LIBRARY) for f in user)
                       else "_jit")
             complete = reaches(user, MAIN_ENTRY)
-            if arm64 and groups[1] == "_jni":
-                crossings[crossings_found(user)] += 1
+            if groups[1] == "_jni":
+                crossings[crossings_found(user, arm64)] += 1
         elif comm != "java":
             groups = ("_vm_threads",)
             complete = reaches(user, VM_THREAD_ENTRY)
@@ -150,24 +152,23 @@ def measure(run, mode, prefix):
             run.fail(f"{mode}: {counts[group][0]} samples of the {GROUPS[group]}, "
                      f"want >= {MIN_SAMPLES}")
             return None
-    if arm64:
-        judged = crossings[True] + crossings[False]
-        run.metric(f"{prefix}_jni_interpreted_samples", crossings[None])
-        if judged < MIN_SAMPLES:
-            run.fail(f"{mode}: {judged} JNI samples from compiled code, "
-                     f"want >= {MIN_SAMPLES}")
-            return None
-        shares["crossings"] = crossings[True] / judged
-        run.metric(f"{prefix}_jni_crossings_pct", f"{100 * shares['crossings']:.1f}")
+    judged = crossings[True] + crossings[False]
+    run.metric(f"{prefix}_jni_interpreted_samples", crossings[None])
+    if judged < MIN_SAMPLES:
+        run.fail(f"{mode}: {judged} JNI samples from compiled code, want >= {MIN_SAMPLES}")
+        return None
+    shares["crossings"] = crossings[True] / judged
+    run.metric(f"{prefix}_jni_crossings_pct", f"{100 * shares['crossings']:.1f}")
     return shares
 
 
-def crossings_found(user):
+def crossings_found(user, arm64):
     """Tell whether the caller of each JNI library frame is the native method's.
 
     None: a crossing from interpreted code, which the names cannot tell.
     """
-    user = [f for f in user if int(f.ip, 16) % 4 == 0]
+    if arm64:
+        user = [f for f in user if int(f.ip, 16) % 4 == 0]
     callers = [user[k + 1].sym if k + 1 < len(user) else ""
                for k, frame in enumerate(user) if frame.dso.endswith(JNI_LIBRARY)]
     if INTERPRETER in callers:
