@@ -33,7 +33,11 @@ for s in mms_tracked files_cached kernel_bytes; do
 	[ -n "$(stat_value $s)" ] || result fail "stats has no $s line"
 done
 
-$P/sframe/deep chain $((PERF_S + 5)) > /tmp/steady.out &
+# The steady workload runs until the checks below are done and is then
+# stopped: a reload's rmmod retries once took 10 s under the debug
+# kernel, and a workload timed to outlive perf ended before the module
+# was back, so that its section could never come back.
+$P/sframe/deep chain 3600 > /tmp/steady.out &
 steady=$!
 wait_section $P/sframe/deep 5000 > /dev/null ||
 	result fail "the steady workload got no section"
@@ -152,7 +156,11 @@ back_to kernel_bytes "$bytes0"
 sframe_state after
 
 wait $perf_pid || result fail "perf record failed"
-wait $steady || result fail "the steady workload failed"
+kill "$steady" 2> /dev/null
+wait "$steady"
+rc=$?
+# 143: stopped by that SIGTERM; anything else, it ended on its own.
+[ $rc = 143 ] || result fail "the steady workload ended before the checks (exit $rc)"
 artefact steady.expect /tmp/steady.out
 artefact windows /tmp/windows
 metric samples_all "$(perf script -i /tmp/storm.data -F comm 2> /dev/null | wc -l)"
