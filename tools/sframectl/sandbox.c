@@ -20,7 +20,9 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-#include "serve_gen.h"
+#include <sframe/compat.h>
+
+#include "sandbox.h"
 
 /* Whom a child started as root runs as: Debian's nobody and nogroup. */
 #define SANDBOX_UID		65534
@@ -159,14 +161,21 @@ static int sandbox_limits(const struct sandbox_limits *lim)
 	       sandbox_limit(RLIMIT_CORE, 0);
 }
 
-static int sandbox_seccomp(int pipe)
+/* The filter a child whose result pipe is @pipe runs under, in @prog. */
+void sandbox_program(struct sock_fprog *prog, int pipe)
 {
-	struct sock_fprog prog = {
+	sandbox_filter[SANDBOX_PIPE_AT].k = pipe;
+	*prog = (struct sock_fprog){
 		.len = ARRAY_SIZE(sandbox_filter),
 		.filter = sandbox_filter,
 	};
+}
 
-	sandbox_filter[SANDBOX_PIPE_AT].k = pipe;
+static int sandbox_seccomp(int pipe)
+{
+	struct sock_fprog prog;
+
+	sandbox_program(&prog, pipe);
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) ?
 	       -errno : 0;
 }

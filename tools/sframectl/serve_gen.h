@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The service's generator children: the confinement each enters
- * (sandbox.c) and the job that runs, bounds and reaps one, and the
- * translation it runs (serve_gen.c).
+ * The service's generator children: the job that runs, bounds and reaps
+ * one in its sandbox (sandbox.h), and the translation it runs
+ * (serve_gen.c).
  */
 #ifndef _SFRAMECTL_SERVE_GEN_H
 #define _SFRAMECTL_SERVE_GEN_H
@@ -12,14 +12,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "sandbox.h"
 #include "sframectl.h"
-
-struct sandbox_limits {
-	rlim_t cpu_seconds;		/* RLIMIT_CPU */
-	rlim_t address_space;		/* RLIMIT_AS, bytes */
-};
-
-int sandbox_enter(int pipe, const struct sandbox_limits *lim);
 
 /* How a job ended; SERVE_GEN_RUNNING until it has. */
 enum serve_gen_end {

@@ -29,6 +29,20 @@ bool tap_ok(bool cond, const char *fmt, ...)
 	return cond;
 }
 
+/* A test this host cannot run: TAP's skip directive, with the reason. */
+static inline __printf(2, 3)
+void tap_skip(const char *what, const char *why_fmt, ...)
+{
+	va_list ap;
+
+	tap_run++;
+	printf("ok %u - %s # SKIP ", tap_run, what);
+	va_start(ap, why_fmt);
+	vprintf(why_fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
 static inline __printf(1, 2)
 void tap_diag(const char *fmt, ...)
 {
