@@ -324,4 +324,19 @@ r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
 ok $r "serve: a user's 300 MiB file refused by its size, unread; root's served"
 
+# 24. A file name is the user's to choose: one with a newline and a
+# line after it is logged with the newline escaped (\012), so no log
+# line comes from it but serve's own.
+evil="$TMP/u/big
+forged line"
+cp "$A" "$evil" && chmod 775 "$evil" && truncate -s 300M "$evil"
+FAKEDEV_FRESH=$evil FAKEDEV_OWNER=1001 fake serve --once \
+	--cache "$TMP/cache3" --run-dir "$TMP/run"
+[ $st = 0 ] &&
+	grep -qF "$TMP/u/big\\012forged line: 314572800 bytes, over the" "$TMP/err" &&
+	! grep -q "^forged line" "$TMP/err"
+r=$?
+[ $r = 0 ] || cat "$TMP/err" >&2
+ok $r "serve: a file name with a newline is logged escaped, forging no line"
+
 tap_done
