@@ -20,12 +20,14 @@
 /*
  * Read what @fd gives whole, from its file position (a fresh descriptor:
  * the start), so that every check and the hand-over to the module see
- * one file, whatever happens to its path meanwhile.
+ * one file, whatever happens to its path meanwhile; never more than @max
+ * bytes: a file that has more is refused, whatever its size said before.
  */
 static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
-				       char *msg, size_t msg_size)
+				       unsigned long long max, char *msg,
+				       size_t msg_size)
 {
-	size_t cap = 1 << 16, len = 0;
+	size_t cap = 1 << 16, len = 0, want;
 	unsigned char *buf = NULL, *grown;
 	ssize_t n;
 
@@ -33,16 +35,19 @@ static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
 		if (len == cap || !buf) {
 			if (buf)
 				cap *= 2;
-			grown = cap <= SFRAMECTL_MAX_FILE ? realloc(buf, cap) :
-							    NULL;
+			grown = realloc(buf, cap);
 			if (!grown) {
 				free(buf);
-				snprintf(msg, msg_size, "file too large");
+				snprintf(msg, msg_size, "%s", strerror(ENOMEM));
 				return SFRAME_LOAD_IO;
 			}
 			buf = grown;
 		}
-		n = read(fd, buf + len, cap - len);
+		/* One byte past @max tells a file that has more. */
+		want = cap - len;
+		if (want > max + 1 - len)
+			want = max + 1 - len;
+		n = read(fd, buf + len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -51,21 +56,32 @@ static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
 			return SFRAME_LOAD_IO;
 		}
 		len += (size_t)n;
-	} while (n);
+	} while (n && len <= max);
+	if (len > max) {
+		free(buf);
+		snprintf(msg, msg_size, "more than %llu bytes", max);
+		return SFRAME_LOAD_IO;
+	}
 	in->file = buf;
 	in->file_size = len;
 	return SFRAME_LOAD_OK;
 }
 
-enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
-					     const char *path, bool raw,
-					     char *msg, size_t msg_size)
+/*
+ * Read the file open at @fd (@path, for messages) whole, at most @max
+ * bytes, and take its SFrame section out of it (@raw: it is one).
+ */
+enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
+						 int fd, const char *path,
+						 bool raw,
+						 unsigned long long max,
+						 char *msg, size_t msg_size)
 {
 	enum sframe_load_status st;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	st = read_fd(in, fd, msg, msg_size);
+	st = read_fd(in, fd, max, msg, msg_size);
 	if (st != SFRAME_LOAD_OK || !raw)
 		return st == SFRAME_LOAD_OK ? sframe_elf_extract(in, msg, msg_size)
 					    : st;
@@ -73,6 +89,14 @@ enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 	in->size = in->file_size;
 	in->name = ".sframe";
 	return SFRAME_LOAD_OK;
+}
+
+enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
+					     const char *path, bool raw,
+					     char *msg, size_t msg_size)
+{
+	return sframe_input_load_fd_max(in, fd, path, raw, SFRAMECTL_MAX_FILE,
+					msg, msg_size);
 }
 
 /*

@@ -115,20 +115,34 @@ static void serve_unpublish(struct serve *s)
 }
 
 /*
- * The cache entry of @obj (its record: @rec) for @fill in *@key: its
- * bytes are digested once a run, unless @fresh asks them digested again.
+ * The cache entry of @obj for @fill in *@key: named by a digest of the
+ * bytes read for it now, every time.  A digest kept from an earlier
+ * supply would name another file's sidecar once a user's file with the
+ * same identity gave way to it (an inode reused, times set back).
  */
-static int serve_key(struct serve *s, struct serve_seen *rec,
-		     const struct sframe_input *obj, bool fill, bool fresh,
-		     struct serve_cache_key *key)
+static int serve_key(struct serve *s, const struct sframe_input *obj,
+		     bool fill, struct serve_cache_key *key)
 {
-	if (fresh || !rec->digested) {
-		if (serve_cache_file_digest(obj->file, obj->file_size,
-					    rec->digest))
-			return -ENOMEM;
-		rec->digested = true;
-	}
-	return serve_cache_key(&s->cache, rec->digest, fill, key);
+	u8 digest[SERVE_CACHE_DIGEST];
+
+	if (serve_cache_file_digest(obj->file, obj->file_size, digest))
+		return -ENOMEM;
+	return serve_cache_key(&s->cache, digest, fill, key);
+}
+
+/*
+ * Is the file open at @fd no longer what its record @rec says it was when
+ * reported?  Any write moves its change time, which no user can set
+ * back, so bytes read between the report and this check are the
+ * reported file's.
+ */
+static bool serve_changed(int fd, const struct serve_seen *rec)
+{
+	struct stat st;
+
+	return fstat(fd, &st) || st.st_size != rec->size ||
+	       st.st_ctim.tv_sec != rec->ctime.tv_sec ||
+	       st.st_ctim.tv_nsec != rec->ctime.tv_nsec;
 }
 
 /*
@@ -141,7 +155,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 {
 	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
 	struct serve_seen *rec = &s->seen.rec[seen];
-	bool fill, digested = rec->digested;
+	bool fill, changed;
 	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
@@ -158,11 +172,17 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
 		goto published;
 	}
-	if (sframe_input_load_fd(&obj, fd, name, true, msg, sizeof(msg)) !=
-	    SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", name, msg);
-		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
-		goto published;
+	/* No more than its report's size, on which its share was judged. */
+	ret = sframe_input_load_fd_max(&obj, fd, name, true, rec->size, msg,
+				       sizeof(msg));
+	changed = serve_changed(fd, rec);
+	if (ret != SFRAME_LOAD_OK || changed) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
+			changed ? "changed after it was reported; not served" :
+				  msg);
+		s->st.failed[changed ? SFRAME_SERVE_CHANGED :
+				       SFRAME_SERVE_UNREADABLE]++;
+		goto out;
 	}
 	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
 			    sizeof(msg))) {
@@ -171,7 +191,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 	}
 	/* Its own section may leave code out: fill only that. */
 	fill = code.has_sframe;
-	if (serve_key(s, rec, &obj, fill, false, &key)) {
+	if (serve_key(s, &obj, fill, &key)) {
 		s->st.failed[SFRAME_SERVE_CACHE]++;
 		goto out;
 	}
@@ -185,11 +205,6 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
-	}
-	/* What is stored is named by the bytes it is made from, these. */
-	if (digested && serve_key(s, rec, &obj, fill, true, &key)) {
-		s->st.failed[SFRAME_SERVE_CACHE]++;
-		goto out;
 	}
 	serve_generate(s, fd, seen, swept, owner, name, &obj, &code, fill,
 		       &key);

@@ -66,15 +66,18 @@
 #define SERVE_GEN_MEMORY_PER_BYTE 32
 #define SERVE_GEN_OUT_MAX	(64U << 20)
 
-/* A file already handled, by identity (serve_seen.c). */
+/*
+ * A file already handled, by identity (serve_seen.c).  The identity says
+ * only whether to supply it again; what is supplied is always named by
+ * a digest of the bytes read for it then (serve.c).
+ */
 struct serve_seen {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	struct timespec ctime;		/* which no user can set back */
 	bool no_sidecar;		/* none from us: own SFrame, failed */
-	bool digested;			/* digest holds its bytes' */
-	u8 digest[SERVE_CACHE_DIGEST];	/* serve_cache_file_digest() */
 };
 
 /*

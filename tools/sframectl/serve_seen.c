@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframectl serve: the files it has handled, by identity (device, inode,
- * size, modification time), so that one is supplied once a run and one
+ * size, modification and change times), so that one is supplied once a
+ * run and one
  * that needs nothing from it (SFrame of its own, a failure) is not tried
  * again.  A report looks its file up in constant time, whatever a user
  * maps: records are found through an open-addressing index, and there
@@ -36,7 +37,9 @@ static bool serve_seen_same(const struct serve_seen *n, const struct stat *st)
 	return n->dev == st->st_dev && n->ino == st->st_ino &&
 	       n->size == st->st_size &&
 	       n->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       n->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       n->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       n->ctime.tv_sec == st->st_ctim.tv_sec &&
+	       n->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /* Put record @i in the index (which has room). */
@@ -102,7 +105,7 @@ struct serve_seen *serve_remember(struct serve_seen_set *set,
 	n = &set->rec[set->nr];
 	*n = (struct serve_seen){
 		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
-		.mtime = st->st_mtim,
+		.mtime = st->st_mtim, .ctime = st->st_ctim,
 	};
 	serve_seen_index(set, set->nr++);
 	*first = true;

@@ -64,6 +64,8 @@ static const struct {
 	{ "failed_owner_share",
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_OWNER_SHARE]) },
 	{ "not_stored", offsetof(struct sframe_serve_state, not_stored) },
+	{ "failed_changed",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_CHANGED]) },
 };
 
 /* Why an object got no sidecar, as status prints it. */
@@ -77,6 +79,7 @@ static const char * const serve_fail_names[SFRAME_SERVE_NR_FAILS] = {
 	[SFRAME_SERVE_GEN_INVALID] = "generator output invalid",
 	[SFRAME_SERVE_QUEUE_FULL] = "queue full",
 	[SFRAME_SERVE_OWNER_SHARE] = "owner's share full",
+	[SFRAME_SERVE_CHANGED] = "changed after its report",
 };
 
 static unsigned int *serve_counter(struct sframe_serve_state *st,

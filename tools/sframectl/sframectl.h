@@ -55,6 +55,11 @@ enum sframe_load_status sframe_input_load(struct sframe_input *in,
 enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 					     const char *path, bool raw,
 					     char *msg, size_t msg_size);
+enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
+						 int fd, const char *path,
+						 bool raw,
+						 unsigned long long max,
+						 char *msg, size_t msg_size);
 enum sframe_load_status sframe_input_load_mem(struct sframe_input *in,
 					      const char *path, const u8 *data,
 					      size_t size, char *msg,
@@ -151,6 +156,7 @@ enum sframe_serve_fail {
 	SFRAME_SERVE_GEN_INVALID,	/* what it returned failed the checks */
 	SFRAME_SERVE_QUEUE_FULL,	/* too many files waiting for one */
 	SFRAME_SERVE_OWNER_SHARE,	/* too many of its owner's waiting */
+	SFRAME_SERVE_CHANGED,		/* it changed after it was reported */
 	SFRAME_SERVE_NR_FAILS,
 };
 

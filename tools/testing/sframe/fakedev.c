@@ -16,6 +16,12 @@
  *                    reports, SFRAME_EVENT_F_SWEPT as the module's
  *   FAKEDEV_FRESH    the files reported as mapped now, right after them
  *   FAKEDEV_OWNER    the uid those are charged to (default 0)
+ *   FAKEDEV_AGAIN    the files reported as mapped now, charged as
+ *                    FAKEDEV_FRESH's, each time the process gets SIGUSR1:
+ *                    a file mapped again after the test changed it
+ *   FAKEDEV_GROW     a file that grows by 1 MiB when the process first
+ *                    seeks a descriptor of it to its start (as serve
+ *                    does right before it reads a file reported to it)
  *
  * Opening the device opens /dev/null instead; other files are untouched.
  * SFRAME_IOC_WATCH gives a pipe on which the only reports are
@@ -27,6 +33,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +47,15 @@ typedef int open_fn(const char *path, int flags, ...);
 typedef int openat_fn(int dir, const char *path, int flags, ...);
 typedef FILE *fopen_fn(const char *path, const char *how);
 typedef int ioctl_fn(int fd, unsigned long request, ...);
+typedef off_t lseek_fn(int fd, off_t off, int whence);
+
+#define FAKEDEV_AGAIN_MAX	8
 
 static int fake_fd = -1;
 static int watch_fd = -1, watch_in = -1;	/* the pipe's two ends */
 static int replaced;
+static char *again[FAKEDEV_AGAIN_MAX];		/* FAKEDEV_AGAIN's paths */
+static unsigned int again_owner;
 
 /* Write to the files the test reads, past our own fopen(). */
 static FILE *real_fopen(const char *path, const char *how)
@@ -175,6 +187,36 @@ FILE *fopen64(const char *path, const char *how)
 	return f;
 }
 
+/* FAKEDEV_GROW: 1 MiB more at its end, the first time it is sought. */
+static void grow(int fd)
+{
+	static const char mib[1 << 20];
+	const char *path = getenv("FAKEDEV_GROW");
+	static int grown;
+	struct stat a, b;
+	FILE *f;
+
+	if (!path || grown || fstat(fd, &a) || stat(path, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return;
+	grown = 1;
+	f = real_fopen(path, "ab");
+	if (!f || fwrite(mib, 1, sizeof(mib), f) != sizeof(mib))
+		log_line("could not make %s larger\n", path);
+	if (f)
+		fclose(f);
+	log_line("grew %s\n", path);
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	lseek_fn *real = dlsym(RTLD_NEXT, "lseek");
+
+	if (!off && whence == SEEK_SET)
+		grow(fd);
+	return real(fd, off, whence);
+}
+
 static void save_data(const struct sframe_sidecar_load *arg)
 {
 	const char *path = getenv("FAKEDEV_DATA");
@@ -189,6 +231,46 @@ static void save_data(const struct sframe_sidecar_load *arg)
 	fclose(f);
 }
 
+/*
+ * SIGUSR1: report FAKEDEV_AGAIN's files, as the module does when a file
+ * is mapped.  Only open() and write(), which a signal handler may call.
+ */
+static void report_again(int sig)
+{
+	struct sframe_event ev = {
+		.size = sizeof(ev), .type = SFRAME_EVENT_NEED_SIDECAR,
+		.owner = again_owner,
+	};
+	int saved = errno;
+	unsigned int i;
+
+	for (i = 0; i < FAKEDEV_AGAIN_MAX && again[i]; i++) {
+		ev.fd = open(again[i], O_RDONLY | O_CLOEXEC);
+		if (ev.fd >= 0 &&
+		    write(watch_in, &ev, sizeof(ev)) != sizeof(ev))
+			close(ev.fd);
+	}
+	errno = saved;
+}
+
+/* FAKEDEV_AGAIN's paths, split before any signal can come. */
+static void arm_again(void)
+{
+	const char *list = getenv("FAKEDEV_AGAIN");
+	const char *owner = getenv("FAKEDEV_OWNER");
+	char *paths, *path, *save;
+	unsigned int n = 0;
+
+	if (!list)
+		return;
+	again_owner = owner ? atoi(owner) : 0;
+	paths = strdup(list);
+	for (path = strtok_r(paths, ":", &save);
+	     path && n < FAKEDEV_AGAIN_MAX; path = strtok_r(NULL, ":", &save))
+		again[n++] = path;
+	signal(SIGUSR1, report_again);
+}
+
 /* A watch descriptor on which no report comes unless a sweep asks. */
 static int watch_reports(void)
 {
@@ -199,6 +281,7 @@ static int watch_reports(void)
 	log_line("watch\n");
 	watch_fd = p[0];
 	watch_in = p[1];		/* stays open: no end of file */
+	arm_again();
 	return p[0];
 }
 

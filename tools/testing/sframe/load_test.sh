@@ -15,6 +15,9 @@
 # cache holds; a runtime directory others can write is not believed.  A
 # restart takes the sidecars from the cache, each entry named by a
 # digest of the object's bytes and checked: one cut short is made again.
+# A file is read no further than its reported size and refused if it
+# changed meanwhile; one changed in place with its times set back is
+# digested again when mapped again; names are logged escaped.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -190,7 +193,7 @@ fake status --run-dir "$TMP/run"
 [ $st = 0 ] && grep -Eqx "service: running, pid $serve, up [0-9]+ s, idle" "$TMP/out" &&
 	grep -qx "service: objects covered: $loads (generated $made, from the cache $((loads - made)))" "$TMP/out" &&
 	grep -qx "service: pending: ? (read 0, queued in the module ?)" "$TMP/out" &&
-	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0, owner's share full 0\)" "$TMP/out"
+	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0, owner's share full 0, changed after its report 0\)" "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
 ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
@@ -338,5 +341,70 @@ FAKEDEV_FRESH=$evil FAKEDEV_OWNER=1001 fake serve --once \
 r=$?
 [ $r = 0 ] || cat "$TMP/err" >&2
 ok $r "serve: a file name with a newline is logged escaped, forging no line"
+
+# 25. A user's file that grows between its report and its read (1 MiB
+# more when serve seeks to its start): no more than its reported size is
+# read, and it is refused as changed, counted; root's file is served.
+cp "$A" "$TMP/u/grow" && chmod 775 "$TMP/u/grow"
+FAKEDEV_FRESH=$TMP/u/grow:$B FAKEDEV_GROW=$TMP/u/grow FAKEDEV_OWNER=1001 \
+	fake serve --once --cache "$TMP/cache3" --run-dir "$TMP/run"
+[ $st = 0 ] && grep -qx "grew $TMP/u/grow" "$TMP/log" &&
+	grep -q "$TMP/u/grow: changed after it was reported; not served" "$TMP/err" &&
+	! grep -q "^load $(file_id "$TMP/u/grow") " "$TMP/log" &&
+	grep -q "^load $(file_id "$B") " "$TMP/log" && grep -q ", 1 failed, " "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
+ok $r "serve: a user's file grown after its report: refused as changed, not read whole; root's served"
+
+# 26. A file served, then changed in place to other unwind tables with
+# its size, build ID and layout kept and its modification time set back,
+# and mapped again: its sidecar is named by the bytes read now, so it is
+# made again from them, never the first bytes' sidecar from the cache.
+cp "$A" "$TMP/u/same" && cp -p "$TMP/u/same" "$TMP/u/same.time"
+rm -rf "$TMP/cache4" && mkdir "$TMP/cache4"
+rm -f "$TMP/log" "$TMP/data"
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_DATA=$TMP/data \
+	FAKEDEV_MAPPED=$TMP/u/same FAKEDEV_AGAIN=$TMP/u/same "$SFRAMECTL" serve \
+	--jobs 1 --cache "$TMP/cache4" --run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
+serve=$!
+# loads_of FILE: how many sidecars were loaded for FILE so far.
+loads_of() { grep -c "^load $(file_id "$1") " "$TMP/log" 2>/dev/null; }
+for _ in $(seq 600); do
+	[ "$(loads_of "$TMP/u/same")" = 1 ] && break
+	sleep 0.1
+done
+cp "$TMP/data" "$TMP/same.first"
+# The first FDE covers one byte less: other tables, the same file size.
+python3 - "$TMP/u/same" <<'PY'
+import struct, subprocess, sys
+path = sys.argv[1]
+out = subprocess.run(["readelf", "-SW", path], capture_output=True,
+                     text=True, check=True).stdout
+line = next(l for l in out.splitlines() if " .eh_frame " in l)
+off = int(line.split(".eh_frame")[1].split()[2], 16)
+with open(path, "r+b") as f:
+    f.seek(off)
+    cie = struct.unpack("<I", f.read(4))[0]
+    fde = off + 4 + cie
+    f.seek(fde + 12)
+    size = struct.unpack("<I", f.read(4))[0]
+    f.seek(fde + 12)
+    f.write(struct.pack("<I", size - 1))
+PY
+touch -r "$TMP/u/same.time" "$TMP/u/same"
+"$SFRAMECTL" gen --raw -o "$TMP/same.now" "$TMP/u/same" || echo "# gen failed"
+kill -USR1 $serve
+for _ in $(seq 600); do
+	[ "$(loads_of "$TMP/u/same")" = 2 ] && break
+	sleep 0.1
+done
+kill -TERM $serve
+wait $serve
+[ "$(loads_of "$TMP/u/same")" = 2 ] &&
+	[ "$(stat -c %s:%Y "$TMP/u/same")" = "$(stat -c %s:%Y "$TMP/u/same.time")" ] &&
+	! cmp -s "$TMP/same.first" "$TMP/same.now" && cmp -s "$TMP/data" "$TMP/same.now"
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/serve.out" >&2
+ok $r "serve: a file changed in place, its times set back, mapped again: its sidecar made from the new bytes"
 
 tap_done
