@@ -418,11 +418,12 @@ static int serve_drain(struct serve *s)
 
 /*
  * Ask the module for every object mapped now that needs a sidecar (at
- * start, whenever reports were lost meanwhile, and when swept files were
- * put off and the others swept are done), and serve its reports as they
- * come.  The module's queue takes only so many at a time, so it is
- * drained and asked to go on until the sweep is done.  0, or -1 when the
- * service must end (said).
+ * start, when reports were lost, and when swept files were put off and
+ * the others swept are done), and serve its reports as they come.  The
+ * module's queue takes only so many at a time, so it is drained and
+ * asked to go on until the sweep is done.  Reports lost meanwhile leave
+ * s->lost set for the next sweep, which serve_sweep_due() spaces out.
+ * 0, or -1 when the service must end (said).
  */
 static int serve_sweep(struct serve *s)
 {
@@ -445,32 +446,34 @@ static int serve_sweep(struct serve *s)
 			;
 		if (n < 0)
 			return -1;
-		if (s->lost) {
-			how = 0;
-			s->lost = false;
-		} else if (ret) {
-			how = SFRAME_REPORT_CONTINUE;
-		} else {
+		if (!ret)
 			break;
-		}
+		how = SFRAME_REPORT_CONTINUE;
 	}
 	serve_publish(s, serve_idle(s));
 	return 0;
 }
 
 /*
- * Must we sweep now: reports were lost, or files were put off, those a
- * sweep found are done, and the last sweep was long enough ago (--once:
- * one such sweep at most, @once)?  Otherwise in *@wait, how long until a
- * sweep put off for time is due, -1 if none.
+ * Must we sweep now: reports were lost and the last sweep was
+ * SERVE_LOST_SWEEP_MS ago, or files were put off, those a sweep found
+ * are done, and the last sweep was SERVE_RESWEEP_MS ago (--once: one such
+ * sweep at most, @once)?  Otherwise in *@wait, how long until a sweep put
+ * off for time is due, -1 if none.
  */
 static bool serve_sweep_due(const struct serve *s, bool once, int *wait)
 {
-	long long left = s->swept_at + SERVE_RESWEEP_MS - serve_gen_now();
+	long long now = serve_gen_now();
+	long long left = s->swept_at + SERVE_RESWEEP_MS - now;
 
 	*wait = -1;
-	if (s->lost)
-		return true;
+	if (s->lost) {
+		left = s->swept_at + SERVE_LOST_SWEEP_MS - now;
+		if (left <= 0)
+			return true;
+		*wait = left;
+		return false;
+	}
 	if (!s->resweep || s->queued_swept || s->running_swept ||
 	    (once && s->resweeps))
 		return false;
@@ -600,7 +603,7 @@ int sframe_serve_command(int argc, char **argv)
 	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
 	for (;;) {
 		/* --once: until what the sweeps started has ended. */
-		bool done = once && !s.running && !s.queued &&
+		bool done = once && !s.running && !s.queued && !s.lost &&
 			    (!s.resweep || s.resweeps);
 		int n, wait;
 

@@ -56,6 +56,14 @@
  */
 #define SERVE_RESWEEP_MS	10000
 /*
+ * Sweeps after the module lost reports: at most one per
+ * SERVE_LOST_SWEEP_MS.  A sweep holds each process's mmap lock a moment,
+ * and any user can make the module lose reports (map files faster than
+ * the queue drains), so without a bound his flood would sweep everyone's
+ * processes back to back.
+ */
+#define SERVE_LOST_SWEEP_MS	1000
+/*
  * A child's budgets: wall-clock time (TCG included), CPU time, and
  * address space beyond what it inherits: a base plus a multiple of the
  * input's size; its result is at most what the module takes.

@@ -19,6 +19,9 @@
  *   FAKEDEV_AGAIN    the files reported as mapped now, charged as
  *                    FAKEDEV_FRESH's, each time the process gets SIGUSR1:
  *                    a file mapped again after the test changed it
+ *   FAKEDEV_OVERFLOW each SFRAME_IOC_REPORT_MAPPED is answered with a
+ *                    report that reports were lost, as from a user who
+ *                    maps files faster than the service reads reports
  *   FAKEDEV_GROW     a file that grows by 1 MiB when the process first
  *                    seeks a descriptor of it to its start (as serve
  *                    does right before it reads a file reported to it)
@@ -312,6 +315,18 @@ static void report_files(const char *list, unsigned int flags,
 	free(paths);
 }
 
+/* Tell the watcher that reports were lost. */
+static void lost_reports(void)
+{
+	struct sframe_event ev = {
+		.size = sizeof(ev), .type = SFRAME_EVENT_OVERFLOW, .fd = -1,
+		.lost = 1,
+	};
+
+	if (write(watch_in, &ev, sizeof(ev)) != sizeof(ev))
+		log_line("overflow report failed: %s\n", strerror(errno));
+}
+
 /*
  * SFRAME_IOC_REPORT_MAPPED: FAKEDEV_MAPPED's reports, then
  * FAKEDEV_FRESH's, the first time.
@@ -322,6 +337,8 @@ static int report_mapped(unsigned long how)
 	static int reported;
 
 	log_line("report-mapped %lu\n", how);
+	if (getenv("FAKEDEV_OVERFLOW"))
+		lost_reports();
 	if (reported++)
 		return 0;
 	report_files(getenv("FAKEDEV_MAPPED"), SFRAME_EVENT_F_SWEPT, 0);

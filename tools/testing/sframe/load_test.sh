@@ -407,4 +407,17 @@ r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/serve.out" >&2
 ok $r "serve: a file changed in place, its times set back, mapped again: its sidecar made from the new bytes"
 
+# 27. A user can make the module lose reports whenever he likes, and
+# each loss asks for a sweep, which holds every process's mmap lock a
+# moment: the stand-in answers every sweep with a loss, and in 3 s serve
+# sweeps once at start and then at most once a second (SERVE_LOST_SWEEP_MS),
+# not back to back.
+rm -f "$TMP/log"
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_MAPPED=$A FAKEDEV_OVERFLOW=1 \
+	timeout 3 "$SFRAMECTL" serve --cache "$TMP/cache4" --run-dir "$TMP/run" \
+	>"$TMP/out" 2>"$TMP/err"
+sweeps=$(grep -c '^report-mapped ' "$TMP/log")
+[ "$sweeps" -ge 2 ] && [ "$sweeps" -le 5 ]
+ok $? "serve: reports lost at every sweep: $sweeps sweeps in 3 s, one a second at most"
+
 tap_done
