@@ -300,7 +300,29 @@ static int add_row(void *arg, u64 start, u64 end, const struct cfi_row *cfi)
 	return 0;
 }
 
-/* Walk @f's CFI once into g->rows: GEN_NR_SKIPS, a reason, or -1. */
+/*
+ * The state @f's CIE leaves (cfi_exec_cie()), from its slot in g->cies
+ * when an FDE of the same CIE filled it, else executed into it.
+ */
+static const struct cfi_cie_state *cie_state(struct gen *g,
+					     const struct gen_func *f,
+					     const struct cfi_func *cf)
+{
+	struct gen_cie_slot *slot = &g->cies[f->cie % GEN_CIE_SLOTS];
+
+	if (!slot->filled || slot->cie != f->cie) {
+		cfi_exec_cie(cf, &slot->state);
+		slot->filled = true;
+		slot->cie = f->cie;
+	}
+	return &slot->state;
+}
+
+/*
+ * Walk @f's CFI once into g->rows: GEN_NR_SKIPS, a reason, -1, or
+ * CFI_OVER_BUDGET when the file's instructions come to more than
+ * GEN_MAX_CFI_INSNS.
+ */
 static int func_rows(struct gen *g, const struct gen_func *f, bool *all_flex,
 		     bool *any_flex)
 {
@@ -312,14 +334,19 @@ static int func_rows(struct gen *g, const struct gen_func *f, bool *all_flex,
 		.ra_column = g->mach->ra_column,
 		.fp_column = g->mach->arch->fp_reg,
 		.ra_signing = g->mach->ra_signing,
+		.insns = &g->cfi_insns, .max_insns = GEN_MAX_CFI_INSNS,
 	};
 	struct func_rows fr = {
 		.g = g, .reason = GEN_NR_SKIPS, .all_flex = true,
 	};
+	int ret;
 
 	g->nrows = 0;
-	if (cfi_exec(&cf, add_row, &fr) == CFI_DAMAGED)
+	ret = cfi_exec(&cf, cie_state(g, f, &cf), add_row, &fr);
+	if (ret == CFI_DAMAGED)
 		return GEN_SKIP_CFI;
+	if (ret == CFI_OVER_BUDGET)
+		return CFI_OVER_BUDGET;
 	if (fr.out_of_memory)
 		return -1;
 	*all_flex = fr.all_flex;
@@ -362,6 +389,10 @@ int gen_translate_func(struct gen *g, const struct gen_func *f)
 				      SFRAME_FDE_TYPE_FLEX :
 				      SFRAME_FDE_TYPE_DEFAULT, f->signal);
 	}
+	if (reason == CFI_OVER_BUDGET)
+		return gen_fail(g, EXIT_INVALID,
+				"more than the %u CFI instructions allowed",
+				GEN_MAX_CFI_INSNS);
 	if (reason < 0)
 		return gen_fail(g, EXIT_USAGE, "out of memory");
 	if (g->nfres > GEN_MAX_FRES)

@@ -3,7 +3,10 @@
  * One pass over a function's DWARF CFI instructions (the CIE's initial
  * ones, then the FDE's): the CFA, return address and frame pointer rules
  * of each row, handed on as each row ends, so that a function costs time
- * in proportion to its instructions however many rows it has.
+ * in proportion to its instructions however many rows it has.  A CIE's
+ * instructions are executed once for all its FDEs (cfi_exec_cie()), so
+ * that a long CIE shared by many FDEs costs its length once, not once
+ * an FDE.
  */
 #include <dwarf.h>
 #include <string.h>
@@ -239,6 +242,9 @@ static int exec_range(struct cfi_machine *m, const u8 *p, const u8 *end)
 	m->p = p;
 	m->end = end;
 	while (m->p < m->end && !m->past) {
+		if (*m->f->insns == m->f->max_insns)
+			return CFI_OVER_BUDGET;
+		++*m->f->insns;
 		op = *m->p++;
 		switch (op & 0xc0) {
 		case DW_CFA_advance_loc:
@@ -267,27 +273,67 @@ static int exec_range(struct cfi_machine *m, const u8 *p, const u8 *end)
 	return 0;
 }
 
-/*
- * Walk @f's rows once, calling @fn for each: 0 when every row was seen,
- * CFI_DAMAGED if an instruction could not be executed, or what @fn
- * returned to stop.
- */
-int cfi_exec(const struct cfi_func *f, cfi_row_fn fn, void *arg)
+static void start_machine(struct cfi_machine *m, const struct cfi_func *f,
+			  cfi_row_fn fn, void *arg)
 {
-	struct cfi_machine m = {
+	*m = (struct cfi_machine){
 		.f = f, .loc = f->lo, .in_cie = true, .fn = fn, .arg = arg,
 		.row = {
 			.cfa.how = CFI_UNDEFINED,
 			.ra.how = CFI_SAME, .fp.how = CFI_SAME,
 		},
 	};
+}
+
+/* The CIE's initial instructions: the row each of its FDEs starts from. */
+static int exec_cie(struct cfi_machine *m)
+{
+	int ret = exec_range(m, m->f->cie_ins, m->f->cie_ins_end);
+
+	m->initial = m->row;
+	m->in_cie = false;
+	return ret;
+}
+
+/*
+ * Execute @f's CIE's initial instructions into @cie, for cfi_exec() to
+ * start each of the CIE's FDEs from: the same for every one, since they
+ * cannot advance the location (an FDE's range) nor restore a rule (the
+ * CIE's own).
+ */
+void cfi_exec_cie(const struct cfi_func *f, struct cfi_cie_state *cie)
+{
+	struct cfi_machine m;
+
+	start_machine(&m, f, NULL, NULL);
+	cie->status = exec_cie(&m);
+	cie->row = m.row;
+	cie->remembered = m.depth > 0;
+}
+
+/*
+ * Walk @f's rows once, from @cie (cfi_exec_cie() of @f's CIE), calling
+ * @fn for each: 0 when every row was seen, CFI_DAMAGED if an instruction
+ * could not be executed, CFI_OVER_BUDGET, or what @fn returned to stop.
+ */
+int cfi_exec(const struct cfi_func *f, const struct cfi_cie_state *cie,
+	     cfi_row_fn fn, void *arg)
+{
+	struct cfi_machine m;
 	int ret;
 
-	ret = exec_range(&m, f->cie_ins, f->cie_ins_end);
-	if (ret)
-		return ret;
-	m.initial = m.row;
-	m.in_cie = false;
+	if (cie->status)
+		return cie->status;
+	start_machine(&m, f, fn, arg);
+	if (cie->remembered) {
+		ret = exec_cie(&m);
+		if (ret)
+			return ret;
+	} else {
+		m.row = cie->row;
+		m.initial = cie->row;
+		m.in_cie = false;
+	}
 	ret = exec_range(&m, f->ins, f->ins_end);
 	if (!ret && !m.past)
 		ret = fn(arg, m.loc, f->hi, &m.row);

@@ -51,6 +51,28 @@ struct cfi_func {
 	unsigned int ra_column;
 	unsigned int fp_column;
 	bool ra_signing;	/* 0x2d is negate_ra_state, not invalid */
+	/*
+	 * Instructions executed so far, counted across a file's functions
+	 * and CIEs, and the count at which execution stops: what bounds
+	 * the work a file can ask for, whatever its shape.
+	 */
+	u64 *insns;
+	u64 max_insns;
+};
+
+/*
+ * What a CIE's initial instructions leave for each of its FDEs to start
+ * from (cfi_exec_cie()), so that they are executed once, not once an FDE.
+ */
+struct cfi_cie_state {
+	int status;		/* 0, or what cfi_exec() returns for each FDE */
+	struct cfi_row row;
+	/*
+	 * DW_CFA_remember_state left rows for the FDEs to restore.  Those
+	 * are not kept (up to 64 rows, 8 KiB a CIE): each FDE executes the
+	 * CIE's instructions again instead, which no toolchain's CIE needs.
+	 */
+	bool remembered;
 };
 
 /*
@@ -60,10 +82,16 @@ struct cfi_func {
 typedef int (*cfi_row_fn)(void *arg, u64 start, u64 end,
 			  const struct cfi_row *row);
 
-/* cfi_exec()'s own result when the instructions cannot be executed. */
+/*
+ * cfi_exec()'s own results: an instruction cannot be executed, or the
+ * file's instructions come to more than f->max_insns.
+ */
 #define CFI_DAMAGED	(-1)
+#define CFI_OVER_BUDGET	(-2)
 
-int cfi_exec(const struct cfi_func *f, cfi_row_fn fn, void *arg);
+void cfi_exec_cie(const struct cfi_func *f, struct cfi_cie_state *cie);
+int cfi_exec(const struct cfi_func *f, const struct cfi_cie_state *cie,
+	     cfi_row_fn fn, void *arg);
 
 /*
  * @rule as DWARF location operations, the CFA's pushed first for a

@@ -4,7 +4,8 @@
  * opened and relocated (when the object is) by elf.c and read by libdw,
  * and the address range and CFI of each of its functions (DWARF FDEs),
  * sorted, overlaps marked: in n log n time for n FDEs, and refused beyond
- * GEN_MAX_EH_FRAME bytes or GEN_MAX_FDES functions.
+ * GEN_MAX_EH_FRAME bytes, GEN_MAX_FDES functions or a CIE of more than
+ * GEN_MAX_CIE_PROGRAM bytes of instructions.
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -266,19 +267,78 @@ static void sort_funcs(struct gen *g)
 	}
 }
 
-/* Every FDE's range and instructions, at most GEN_MAX_FDES of them. */
-static int collect_funcs(struct gen *g)
+/*
+ * A CIE of .eh_frame as its FDEs need it, read once where .eh_frame holds
+ * it: a CIE named by FDEs in turn with others is not read again for each.
+ */
+struct eh_cie {
+	Dwarf_Off off;
+	const u8 *ins, *ins_end;	/* initial instructions */
+	u64 code_align;
+	s64 data_align;
+	u8 fde_enc;			/* FDE address encoding ('R') */
+	bool readable;			/* an augmentation gen understands */
+	bool sized;			/* 'z': FDEs have augmentation data */
+	bool signal;			/* 'z' and 'S': a signal frame */
+};
+
+/* The CIEs met so far, in .eh_frame's order, which is by offset. */
+struct eh_cies {
+	struct eh_cie *arr;
+	u32 n, cap;
+};
+
+static bool add_cie(struct eh_cies *cies, Dwarf_Off off, const Dwarf_CIE *cie)
+{
+	struct eh_cie *c;
+
+	if (!gen_grow((void **)&cies->arr, &cies->cap, cies->n + 1,
+		      sizeof(*cies->arr)))
+		return false;
+	c = &cies->arr[cies->n++];
+	*c = (struct eh_cie){
+		.off = off,
+		.ins = cie->initial_instructions,
+		.ins_end = cie->initial_instructions_end,
+		.code_align = cie->code_alignment_factor,
+		.data_align = cie->data_alignment_factor,
+		.sized = cie->augmentation[0] == 'z',
+	};
+	c->readable = cie_fde_encoding(cie, &c->fde_enc);
+	c->signal = c->sized && strchr(cie->augmentation, 'S');
+	return true;
+}
+
+/*
+ * The CIE at @off, or NULL if none starts there: an FDE's CIE pointer
+ * points back, so .eh_frame's CIEs before the FDE are all it can name.
+ */
+static const struct eh_cie *find_cie(const struct eh_cies *cies,
+				     Dwarf_Off off)
+{
+	u32 lo = 0, hi = cies->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cies->arr[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cies->n && cies->arr[lo].off == off ? &cies->arr[lo] :
+							  NULL;
+}
+
+/* collect_funcs() with the CIEs met so far in @cies. */
+static int read_entries(struct gen *g, struct eh_cies *cies)
 {
 	const u8 *ident = (const u8 *)elf_getident(g->obj.elf, NULL);
 	const u8 *base = g->eh_data->d_buf;
-	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
+	Dwarf_Off off = 0, next;
 	u32 cap = 0, over = 0;
-	bool cie_ok = false;
-	u8 enc = 0;
-
-	Dwarf_CFI_Entry cie;
 
 	for (;;) {
+		const struct eh_cie *cie;
 		Dwarf_CFI_Entry e;
 		const u8 *p;
 		u64 lo, len, aug = 0;
@@ -291,25 +351,22 @@ static int collect_funcs(struct gen *g)
 			return gen_fail(g, EXIT_INVALID,
 					"malformed .eh_frame entry at offset 0x%llx: %s",
 					(unsigned long long)off, dwarf_errmsg(-1));
-		off = next;
-		if (dwarf_cfi_cie_p(&e))
+		if (dwarf_cfi_cie_p(&e)) {
+			if (!add_cie(cies, off, &e.cie))
+				return gen_fail(g, EXIT_USAGE, "out of memory");
+			off = next;
 			continue;
-		if (e.fde.CIE_pointer != cie_off) {
-			Dwarf_Off cie_next;
-
-			cie_off = e.fde.CIE_pointer;
-			cie_ok = !dwarf_next_cfi(ident, g->eh_data, true, cie_off,
-						 &cie_next, &cie) &&
-				 dwarf_cfi_cie_p(&cie) &&
-				 cie_fde_encoding(&cie.cie, &enc);
 		}
+		off = next;
+		cie = find_cie(cies, e.fde.CIE_pointer);
 		p = e.fde.start;
-		if (!cie_ok ||
-		    !read_encoded(&p, e.fde.end, enc,
+		if (!cie || !cie->readable ||
+		    !read_encoded(&p, e.fde.end, cie->fde_enc,
 				  g->eh_addr + (u64)(p - base), &lo) ||
-		    !read_encoded(&p, e.fde.end, enc & 0x0f, 0, &len) ||
+		    !read_encoded(&p, e.fde.end, cie->fde_enc & 0x0f, 0,
+				  &len) ||
 		    lo + len < lo ||
-		    (cie.cie.augmentation[0] == 'z' &&
+		    (cie->sized &&
 		     (!read_encoded(&p, e.fde.end, DW_EH_PE_uleb128, 0, &aug) ||
 		      aug > (u64)(e.fde.end - p))))
 			return gen_fail(g, EXIT_INVALID,
@@ -323,18 +380,24 @@ static int collect_funcs(struct gen *g)
 			over++;
 			continue;
 		}
+		if (cie->ins_end - cie->ins > GEN_MAX_CIE_PROGRAM)
+			return gen_fail(g, EXIT_INVALID,
+					"CIE at offset 0x%llx: initial instructions of %llu bytes, more than the %u allowed",
+					(unsigned long long)cie->off,
+					(unsigned long long)(cie->ins_end -
+							     cie->ins),
+					GEN_MAX_CIE_PROGRAM);
 		if (!gen_grow((void **)&g->funcs, &cap, g->nfuncs + 1,
 			  sizeof(*g->funcs)))
 			return gen_fail(g, EXIT_USAGE, "out of memory");
 		g->funcs[g->nfuncs++] = (struct gen_func){
 			.lo = lo, .hi = lo + len,
-			.cie_ins = cie.cie.initial_instructions,
-			.cie_ins_end = cie.cie.initial_instructions_end,
+			.cie = (u32)(cie - cies->arr),
+			.cie_ins = cie->ins, .cie_ins_end = cie->ins_end,
 			.ins = p + aug, .ins_end = e.fde.end,
-			.code_align = cie.cie.code_alignment_factor,
-			.data_align = cie.cie.data_alignment_factor,
-			.signal = cie.cie.augmentation[0] == 'z' &&
-				  strchr(cie.cie.augmentation, 'S'),
+			.code_align = cie->code_align,
+			.data_align = cie->data_align,
+			.signal = cie->signal,
 		};
 	}
 	if (over)
@@ -343,6 +406,19 @@ static int collect_funcs(struct gen *g)
 				(unsigned long long)g->nfuncs + over,
 				GEN_MAX_FDES);
 	return 0;
+}
+
+/*
+ * Every FDE's range and instructions, at most GEN_MAX_FDES of them, each
+ * of its CIE's at most GEN_MAX_CIE_PROGRAM bytes.
+ */
+static int collect_funcs(struct gen *g)
+{
+	struct eh_cies cies = { 0 };
+	int ret = read_entries(g, &cies);
+
+	free(cies.arr);
+	return ret;
 }
 
 /* Open @g's image and list its functions; 0 or g->err says why not. */

@@ -13,16 +13,18 @@
 #include <sframe/encode.h>
 #include <sframe/sframe.h>
 
+#include "cfi_exec.h"
 #include "sframectl.h"
 #include "gen_util.h"
 
 /*
- * What gen reads and writes at most (Documentation/sframectl.rst,
+ * What gen reads, executes and writes at most (Documentation/sframectl.rst,
  * "Limits"): far above the largest Debian library (libLLVM-15: .eh_frame
- * 5.2 MB, 98,256 FDEs, 929,880 FREs), low enough that no file holds the
- * service for long or takes all its memory.  The section's limit is the
- * module's own default (max_section_mb).  gen_test.sh builds a copy with
- * small ones (-D) to see each refused.
+ * 5.2 MB, 98,256 FDEs, 929,880 FREs) and the CIEs toolchains write (a
+ * dozen bytes of instructions), low enough that no file holds the service
+ * for long or takes all its memory.  The section's limit is the module's
+ * own default (max_section_mb).  gen_test.sh builds a copy with small
+ * ones (-D) to see each refused.
  */
 #ifndef GEN_MAX_EH_FRAME
 #define GEN_MAX_EH_FRAME	(64U << 20)	/* bytes of .eh_frame */
@@ -38,6 +40,17 @@
 #endif
 #ifndef GEN_MAX_SFRAME
 #define GEN_MAX_SFRAME		(64U << 20)	/* bytes of .sframe */
+#endif
+#ifndef GEN_MAX_CIE_PROGRAM
+#define GEN_MAX_CIE_PROGRAM	4096U		/* a CIE's instruction bytes */
+#endif
+/*
+ * CFI instructions executed, CIEs' and FDEs' together: as many as
+ * .eh_frame may have bytes, so that only FDEs executing their CIE's
+ * instructions again (GEN_CIE_SLOTS, struct cfi_cie_state) reach it.
+ */
+#ifndef GEN_MAX_CFI_INSNS
+#define GEN_MAX_CFI_INSNS	(64U << 20)
 #endif
 
 /* Most FREs a v3 FDE can carry: its attribute block counts them in a u16. */
@@ -97,6 +110,21 @@ struct gen_row {
 };
 
 /*
+ * CIEs whose initial state gen keeps at once.  A file has a handful (ld
+ * merges equal ones); with more in turn, an FDE whose CIE's slot another
+ * took executes the CIE's instructions again, which GEN_MAX_CIE_PROGRAM
+ * and GEN_MAX_CFI_INSNS bound.
+ */
+#define GEN_CIE_SLOTS		16
+
+/* The initial state (cfi_exec_cie()) of the CIE of index @cie. */
+struct gen_cie_slot {
+	bool filled;
+	u32 cie;
+	struct cfi_cie_state state;
+};
+
+/*
  * A DWARF FDE's address range, its CFI instructions (the CIE's initial
  * ones first) and what executing them needs from its CIE.
  */
@@ -107,6 +135,7 @@ struct gen_func {
 	bool overlaps;
 	bool wraps;			/* rel_lo + its size overflows */
 	bool signal;			/* the CIE's augmentation has 'S' */
+	u32 cie;			/* its CIE, by index in .eh_frame */
 	const u8 *cie_ins, *cie_ins_end;
 	const u8 *ins, *ins_end;
 	u64 code_align;
@@ -143,6 +172,8 @@ struct gen {
 	size_t note_size;
 	struct gen_func *funcs;
 	u32 nfuncs;
+	struct gen_cie_slot cies[GEN_CIE_SLOTS];	/* by CIE index */
+	u64 cfi_insns;			/* executed, up to GEN_MAX_CFI_INSNS */
 	struct gen_row *rows;
 	u32 nrows, rows_cap;
 	struct sframe_enc_fde *fdes;

@@ -10,13 +10,23 @@
 #   fdes-forward.so   the same FDEs in address order
 #   rows-one.so       one function whose CFA changes ROWS times
 #   rows-many.so      the same rows over ROWS / 32 functions
+#   cie-long.so       FDES functions whose FDEs name one CIE of 4095 bytes
+#                     of initial instructions, mostly DW_CFA_nop (just
+#                     under GEN_MAX_CIE_PROGRAM)
+#   cie-short.so      the same FDEs naming the usual CIE (7 bytes)
+#   cie-huge.so       CIE_FDES functions naming one CIE of 409,599 bytes
+#   cie-remember.so   CIE_FDES functions naming one CIE of 4095 bytes that
+#                     leaves a DW_CFA_remember_state row, which each FDE
+#                     then executes again
 #
-# usage: gen_inputs.sh OUTDIR     (FDES=81920 ROWS=32768 by default)
+# usage: gen_inputs.sh OUTDIR     (FDES=81920 ROWS=32768 CIE_FDES=FDES/4
+#                                  by default)
 
 set -eu
 OUT=$1
 FDES=${FDES:-81920}
 ROWS=${ROWS:-32768}
+CIE_FDES=${CIE_FDES:-$((FDES / 4))}
 mkdir -p "$OUT"
 
 # fdes ORDER: FDES functions of 32 bytes, each FDE with 26 rows written
@@ -78,7 +88,46 @@ rows() {
 		"$OUT/rows-$1.s"
 }
 
+# cie NAME FUNCS LENGTH [remember]: FUNCS functions of 16 bytes, each FDE
+# with two rows (DW_CFA_advance_loc 1, DW_CFA_def_cfa_offset 16), all
+# naming one CIE: the usual x86-64 one, its initial instructions LENGTH
+# bytes long with DW_CFA_nop before them (ld drops trailing ones), after
+# a DW_CFA_remember_state with `remember`.  LENGTH + 17 (the CIE's other
+# fields) is to be a multiple of 8, the alignment of .eh_frame's entries.
+cie() {
+	awk -v n="$2" -v len="$3" -v rem="${4:+1}" 'BEGIN {
+		print "\t.text"
+		for (i = 0; i < n; i++)
+			printf "c%d:\n\t.skip 16, 0x90\n", i
+		print "\t.section .eh_frame,\"a\",@progbits"
+		print "\t.balign 8"
+		print ".Lcie:\t.long .Lcie_end - .Lcie_id"
+		print ".Lcie_id:\t.long 0"
+		print "\t.byte 1\n\t.string \"zR\""
+		print "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16"
+		print "\t.uleb128 1\n\t.byte 0x1b"
+		if (rem)
+			print "\t.byte 0x0a"
+		printf "\t.skip %d, 0\n", len - 5 - rem
+		print "\t.byte 0x0c, 7, 8, 0x90, 1"
+		print ".Lcie_end:"
+		for (i = 0; i < n; i++) {
+			printf "\t.long 16\n"
+			printf ".Lc%d:\t.long .Lc%d - .Lcie\n", i, i
+			printf "\t.long c%d - .\n\t.long 16\n\t.byte 0\n", i
+			print "\t.byte 0x41, 0x0e, 16"
+		}
+		print "\t.long 0"
+	}' >"$OUT/cie-$1.s"
+	gcc -shared -nostdlib -Wl,--eh-frame-hdr -o "$OUT/cie-$1.so" \
+		"$OUT/cie-$1.s"
+}
+
 fdes reverse
 fdes forward
 rows one "$ROWS"
 rows many 32
+cie long "$FDES" 4095
+cie short "$FDES" 7
+cie huge "$CIE_FDES" 409599
+cie remember "$CIE_FDES" 4095 remember
