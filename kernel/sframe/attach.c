@@ -5,6 +5,8 @@
  * and observers on the functions that map and unmap executable code.
  * Nothing patches text, nothing looks symbols up.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
 #include <linux/mm_types.h>
@@ -152,7 +154,7 @@ static int sframe_hook_filter(struct sframe_hook *h, const char *func)
 /* Say why @h could not be hooked (@why: a hint, or ""), and undo. */
 static int sframe_hook_fail(struct sframe_hook *h, int ret, const char *why)
 {
-	pr_err("sframe_unwind: cannot hook %s: %d%s\n", h->func, ret, why);
+	pr_err("cannot hook %s: %d%s\n", h->func, ret, why);
 	sframe_ftrace_free_filter(&h->ops);
 	return ret;
 }
@@ -174,7 +176,7 @@ static int sframe_hook_register(struct sframe_hook *h)
 	if (ret == -EINVAL && h->alt) {
 		ret = sframe_hook_filter(h, h->alt);
 		if (!ret)
-			pr_info("sframe_unwind: %s cannot be traced here, watching %s\n",
+			pr_info("%s cannot be traced here, watching %s\n",
 				h->func, h->alt);
 	}
 	if (ret)
@@ -207,7 +209,7 @@ static int sframe_attach_stacktrace(void)
 #ifdef SFRAME_HOOK_STACKTRACE
 	return sframe_hook_register(&sframe_stacktrace_redirect);
 #else
-	pr_info("sframe_unwind: no arch_stack_walk_user() here (USER_STACKTRACE_SUPPORT is off): ftrace keeps no user stacks to replace\n");
+	pr_info("no arch_stack_walk_user() here (USER_STACKTRACE_SUPPORT is off): ftrace keeps no user stacks to replace\n");
 	return 0;
 #endif
 }

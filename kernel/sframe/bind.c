@@ -5,6 +5,8 @@
  * walk can be using that), withdrawn, asked for; for the sidecar ioctls
  * (sidecar.c), in the supplier's process context.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -75,18 +77,18 @@ static int sframe_sidecar_check(struct sframe_file *sf,
 	u32 bad;
 
 	if (!obj->nr_loads) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: not an ELF object of this machine with code\n",
+		pr_warn_ratelimited("%s: sidecar rejected: not an ELF object of this machine with code\n",
 				    sf->path);
 		return -ENOEXEC;
 	}
 	if (build_id && (build_id_size != obj->build_id_size ||
 			 memcmp(build_id, obj->build_id, build_id_size))) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: made for another build ID\n",
+		pr_warn_ratelimited("%s: sidecar rejected: made for another build ID\n",
 				    sf->path);
 		return -ESTALE;
 	}
 	if (!sframe_sec_fits(obj, s, &bad)) {
-		pr_warn_ratelimited("sframe_unwind: %s: sidecar rejected: FDE %u is outside the file's code\n",
+		pr_warn_ratelimited("%s: sidecar rejected: FDE %u is outside the file's code\n",
 				    sf->path, bad);
 		return -EINVAL;
 	}

@@ -4,6 +4,8 @@
  * itself, with I/O only where no unprivileged user can make the read hang,
  * every failure named, counted and classed as transient or not.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -185,7 +187,7 @@ static void sframe_load_section(struct sframe_reader *rd,
 
 	if (elf->sframe_size > max || elf->sframe_size > U32_MAX) {
 		sframe_load_fail(res, SFRAME_LOAD_TOO_BIG, false);
-		pr_warn_ratelimited("sframe_unwind: %s: .sframe not used: %s\n",
+		pr_warn_ratelimited("%s: .sframe not used: %s\n",
 				    path, res->status);
 		return;
 	}
@@ -207,11 +209,11 @@ static void sframe_load_section(struct sframe_reader *rd,
 	if (IS_ERR(s) && err.reason) {
 		sframe_count(rejected[err.reason]);
 		res->status = sframe_reason_str(err.reason);
-		pr_warn_ratelimited("sframe_unwind: %s: invalid .sframe: %s at offset 0x%x\n",
+		pr_warn_ratelimited("%s: invalid .sframe: %s at offset 0x%x\n",
 				    path, res->status, err.offset);
 	} else if (PTR_ERR(s) == -EPROTONOSUPPORT) {
 		sframe_load_fail(res, SFRAME_LOAD_ABI, false);
-		pr_warn_ratelimited("sframe_unwind: %s: .sframe not used: %s\n",
+		pr_warn_ratelimited("%s: .sframe not used: %s\n",
 				    path, res->status);
 	} else if (IS_ERR(s)) {
 		sframe_load_fail_errno(res, PTR_ERR(s));

@@ -3,6 +3,8 @@
  * sframe_unwind module entry: parameters, debugfs statistics, and the
  * order in which the cache, the hooks and the walkers come and go.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/module.h>
@@ -162,7 +164,7 @@ static int __init sframe_unwind_init(void)
 		sframe_cache_exit();
 		return ret;
 	}
-	pr_info("sframe_unwind: loaded (perf=%d stacktrace=%d deferred=%d)\n",
+	pr_info("loaded (perf=%d stacktrace=%d deferred=%d)\n",
 		perf, stacktrace, sframe_deferred_hooked());
 	return 0;
 }

@@ -7,6 +7,8 @@
  * any .sframe: it is validated completely, then checked against the
  * file's code (or the vDSO's), before use.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/compat.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -27,7 +29,7 @@ static void sframe_sidecar_reject(struct file *file,
 {
 	char *path = sframe_path_dup(file);
 
-	pr_warn_ratelimited("sframe_unwind: %s: invalid sidecar: %s at offset 0x%x\n",
+	pr_warn_ratelimited("%s: invalid sidecar: %s at offset 0x%x\n",
 			    path ?: "?", sframe_reason_str(err->reason),
 			    err->offset);
 	kfree(path);
@@ -96,7 +98,7 @@ static long sframe_sidecar_load_vdso(const struct sframe_sidecar_load *a)
 	if (IS_ERR(s)) {
 		if (err.reason) {
 			sframe_count(rejected[err.reason]);
-			pr_warn_ratelimited("sframe_unwind: [vdso]: invalid sidecar: %s at offset 0x%x\n",
+			pr_warn_ratelimited("[vdso]: invalid sidecar: %s at offset 0x%x\n",
 					    sframe_reason_str(err.reason),
 					    err.offset);
 		}

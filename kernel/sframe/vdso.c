@@ -13,6 +13,8 @@
  * a section tells the extent (arm64, whose vDSO keeps frame records), a
  * walk without one steps by frame records, as the stock walker does.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -78,18 +80,18 @@ static int sframe_vdso_check(struct sframe_vdso *v, const struct sframe_sec *s,
 
 	ret = sframe_image_parse(data, data_size, &img);
 	if (ret) {
-		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: the vDSO image is not a 64-bit object with a build ID (%d)\n",
+		pr_warn_ratelimited("[vdso]: sidecar rejected: the vDSO image is not a 64-bit object with a build ID (%d)\n",
 				    ret);
 		return ret;
 	}
 	if (img.build_id_size != size || memcmp(img.build_id, build_id, size)) {
-		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: made for another vDSO (build ID %*phN, the kernel's is %*phN)\n",
+		pr_warn_ratelimited("[vdso]: sidecar rejected: made for another vDSO (build ID %*phN, the kernel's is %*phN)\n",
 				    (int)size, build_id, (int)img.build_id_size,
 				    img.build_id);
 		return -ESTALE;
 	}
 	if (sframe_fdes_within(&s->sec, &img.code, 1, &bad)) {
-		pr_warn_ratelimited("sframe_unwind: [vdso]: sidecar rejected: FDE %u is outside the vDSO's code\n",
+		pr_warn_ratelimited("[vdso]: sidecar rejected: FDE %u is outside the vDSO's code\n",
 				    bad);
 		return -EINVAL;
 	}
