@@ -11,8 +11,8 @@
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make check-system     the packages installed on a booted Debian 12
-#                         system (tools/testing/vm/vmtest --system, about 21
-#                         minutes; check runs only its --quick part)
+#                         system (tools/testing/vm/vmtest --system; check
+#                         runs only its --quick part)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
 #   make bench            every benchmark: bench-user, then bench-vm
 #   make bench-user       format-core look-up/validation and sframectl gen

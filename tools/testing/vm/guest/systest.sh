@@ -1,5 +1,5 @@
 #!/bin/sh
-# systest guest: issue 12's install scenario on a booted Debian 12 system,
+# systest guest: the packages' install scenario on a booted Debian 12 system,
 # one phase per boot (the settings' PHASES: install, then reboot; or quick
 # alone), reported on the channel port as vmtest's scenarios are.  Run by
 # systest.service from /vmtest (the second disk: this script, lib.sh,

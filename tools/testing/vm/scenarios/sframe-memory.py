@@ -1,6 +1,6 @@
 """Host half of sframe-memory: kernel bytes per byte of cached .sframe."""
 
-# Kernel bytes a large section may cost per byte of .sframe (issue 12).
+# Kernel bytes a large section may cost per byte of .sframe.
 MAX_LARGE_RATIO = 1.2
 
 import re

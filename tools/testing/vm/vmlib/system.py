@@ -1,6 +1,6 @@
 """The packaged-system test (vmtest --system): the Debian packages on a booted Debian 12.
 
-Issue 12's install scenario, per kernel: the freshly built packages (make
+The install scenario, per kernel: the freshly built packages (make
 deb) go on a cached Debian 12 system image (debootstrap, systemd as init,
 DKMS, the kernel's own image and headers packages), which boots twice
 under QEMU.  The first boot installs them with apt (offline), checks that
