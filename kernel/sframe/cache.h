@@ -167,7 +167,8 @@ struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
 					    bool *ref);
 
 /* reports.c */
-void sframe_file_mapped(struct sframe_file *sf, struct file *file);
+void sframe_file_mapped(struct sframe_file *sf, struct file *file,
+			kuid_t owner);
 int sframe_file_sweep(struct file *file, unsigned int sweep);
 
 #endif /* _SFRAME_CACHE_H */

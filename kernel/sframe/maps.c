@@ -129,7 +129,7 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 		} else {
 			sf = sframe_file_get(v[j].file, m->uid, m->mm);
 			if (sf) {
-				sframe_file_mapped(sf, v[j].file);
+				sframe_file_mapped(sf, v[j].file, m->uid);
 				map->r[n++] = (struct sframe_range){
 					.start = v[j].start, .end = v[j].end,
 					.pgoff = v[j].pgoff, .file = sf,

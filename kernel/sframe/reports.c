@@ -5,19 +5,21 @@
  * watcher came and mapped again, and the files the watcher's sweep finds
  * mapped; once per watcher, and per sweep.
  */
-#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/spinlock.h>
 
 #include "cache.h"
 
 /*
- * @sf was mapped again through @file.  If its read found something to
- * report and the watcher now watching never heard of it (it was read
- * before that watcher came, and has stayed in the cache: mapped, or
- * idle), report it now, once per watcher.  Process context, no lock held.
+ * @sf was mapped again through @file by an mm charged to @owner.  If its
+ * read found something to report and the watcher now watching never
+ * heard of it (it was read before that watcher came, and has stayed in
+ * the cache: mapped, or idle), report it now, once per watcher, charged
+ * to @owner: the caller may be the rescan's worker, whose credentials
+ * are root's, not the mapper's.  Process context, no lock held.
  */
-void sframe_file_mapped(struct sframe_file *sf, struct file *file)
+void sframe_file_mapped(struct sframe_file *sf, struct file *file,
+			kuid_t owner)
 {
 	unsigned int gen = sframe_events_current();
 	struct file *own;
@@ -36,8 +38,7 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file)
 	spin_unlock(&sframe_files_lock);
 	own = sframe_load_report_file(file);
 	if (own) {
-		sframe_events_need_sidecar(own, flags,
-					   sframe_charge_owner(current_cred()));
+		sframe_events_need_sidecar(own, flags, owner);
 		fput(own);
 	}
 }
