@@ -101,25 +101,6 @@ out:
 	return ret;
 }
 
-/*
- * Whom the cache charges for what a task with @cred maps: its uid, or
- * inside user namespaces the uid that created the outermost of them (the
- * one whose parent is the initial namespace).  The uids a user is given
- * for his containers (subordinate ids, newuidmap) are then one user to
- * the budget, not 65536 users each with max_user_mb of its own; the owner
- * cannot be changed from inside.  Root's containers are root's.
- */
-kuid_t sframe_charge_owner(const struct cred *cred)
-{
-	const struct user_namespace *ns = cred->user_ns;
-
-	if (ns == &init_user_ns)
-		return cred->uid;
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return ns->owner;
-}
-
 /* sframe_charge_owner() of @task's credentials. */
 kuid_t sframe_task_charge_owner(struct task_struct *task)
 {

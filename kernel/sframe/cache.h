@@ -17,6 +17,7 @@
 
 #include <sframe/flat.h>
 #include <sframe/ioctl.h>
+#include "owner.h"
 #include "sframe_unwind.h"
 
 #define SFRAME_MAX_LOADS	8	/* executable PT_LOAD segments kept */
@@ -29,7 +30,6 @@ struct sframe_charge {
 };
 
 void sframe_budget_set_reclaim(bool (*reclaim)(kuid_t uid));
-kuid_t sframe_charge_owner(const struct cred *cred);
 kuid_t sframe_task_charge_owner(struct task_struct *task);
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp);
 void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes);
