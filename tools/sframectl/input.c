@@ -21,20 +21,29 @@
  * Read what @fd gives whole, from its file position (a fresh descriptor:
  * the start), so that every check and the hand-over to the module see
  * one file, whatever happens to its path meanwhile; never more than @max
- * bytes: a file that has more is refused, whatever its size said before.
+ * bytes (nor SFRAMECTL_MAX_FILE): a file that has more is refused,
+ * whatever its size said before.
  */
 static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
 				       unsigned long long max, char *msg,
 				       size_t msg_size)
 {
-	size_t cap = 1 << 16, len = 0, want;
+	size_t cap = 1 << 16, len = 0;
 	unsigned char *buf = NULL, *grown;
 	ssize_t n;
 
+	if (max > SFRAMECTL_MAX_FILE)
+		max = SFRAMECTL_MAX_FILE;
+	/*
+	 * Never room for more than one byte past @max, which tells a file
+	 * that has more; a file of @max bytes takes no more than that.
+	 */
+	if (cap > max + 1)
+		cap = max + 1;
 	do {
 		if (len == cap || !buf) {
 			if (buf)
-				cap *= 2;
+				cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
 			grown = realloc(buf, cap);
 			if (!grown) {
 				free(buf);
@@ -43,11 +52,7 @@ static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
 			}
 			buf = grown;
 		}
-		/* One byte past @max tells a file that has more. */
-		want = cap - len;
-		if (want > max + 1 - len)
-			want = max + 1 - len;
-		n = read(fd, buf + len, want);
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
