@@ -132,9 +132,10 @@ static int serve_key(struct serve *s, const struct sframe_input *obj,
 
 /*
  * Is the file open at @fd no longer what its record @rec says it was when
- * reported?  Any write moves its change time, which no user can set
- * back, so bytes read between the report and this check are the
- * reported file's.
+ * reported: another size, or another change time, which no user can set
+ * back?  Best effort: a store through a shared mapping moves no time
+ * until written back.  What names the cache entry is the digest of the
+ * bytes read, whatever this says.
  */
 static bool serve_changed(int fd, const struct serve_seen *rec)
 {
@@ -182,6 +183,8 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 				  msg);
 		s->st.failed[changed ? SFRAME_SERVE_CHANGED :
 				       SFRAME_SERVE_UNREADABLE]++;
+		/* Its new self gets a record of its own when swept again. */
+		s->resweep |= changed;
 		goto out;
 	}
 	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,

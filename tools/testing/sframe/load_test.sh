@@ -344,17 +344,19 @@ ok $r "serve: a file name with a newline is logged escaped, forging no line"
 
 # 25. A user's file that grows between its report and its read (1 MiB
 # more when serve seeks to its start): no more than its reported size is
-# read, and it is refused as changed, counted; root's file is served.
+# read, and it is refused as changed, counted, and looked for again by a
+# sweep (its new self is another file); root's file is served.
 cp "$A" "$TMP/u/grow" && chmod 775 "$TMP/u/grow"
 FAKEDEV_FRESH=$TMP/u/grow:$B FAKEDEV_GROW=$TMP/u/grow FAKEDEV_OWNER=1001 \
 	fake serve --once --cache "$TMP/cache3" --run-dir "$TMP/run"
 [ $st = 0 ] && grep -qx "grew $TMP/u/grow" "$TMP/log" &&
 	grep -q "$TMP/u/grow: changed after it was reported; not served" "$TMP/err" &&
 	! grep -q "^load $(file_id "$TMP/u/grow") " "$TMP/log" &&
+	[ "$(grep -c '^report-mapped ' "$TMP/log")" = 2 ] &&
 	grep -q "^load $(file_id "$B") " "$TMP/log" && grep -q ", 1 failed, " "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
-ok $r "serve: a user's file grown after its report: refused as changed, not read whole; root's served"
+ok $r "serve: a user's file grown after its report: refused as changed, not read whole, swept again; root's served"
 
 # 26. A file served, then changed in place to other unwind tables with
 # its size, build ID and layout kept and its modification time set back,
