@@ -436,7 +436,6 @@ static int serve_sweep(struct serve *s)
 	s->lost = false;
 	s->resweeps += s->resweep;
 	s->resweep = false;
-	s->swept_at = serve_gen_now();
 	serve_publish(s, "scanning");
 	while (!serve_stopping(s)) {
 		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
@@ -453,14 +452,16 @@ static int serve_sweep(struct serve *s)
 			break;
 		how = SFRAME_REPORT_CONTINUE;
 	}
+	/* From its end: a sweep slower than the spacing is not run again. */
+	s->swept_at = serve_gen_now();
 	serve_publish(s, serve_idle(s));
 	return 0;
 }
 
 /*
- * Must we sweep now: reports were lost and the last sweep was
+ * Must we sweep now: reports were lost and the last sweep ended
  * SERVE_LOST_SWEEP_MS ago, or files were put off, those a sweep found
- * are done, and the last sweep was SERVE_RESWEEP_MS ago (--once: one such
+ * are done, and the last sweep ended SERVE_RESWEEP_MS ago (--once: one such
  * sweep at most, @once)?  Otherwise in *@wait, how long until a sweep put
  * off for time is due, -1 if none.
  */

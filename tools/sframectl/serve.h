@@ -152,7 +152,7 @@ struct serve {
 	struct serve_seen_set seen;
 	bool lost;			/* reports were lost: sweep */
 	bool resweep;			/* files were put off: sweep */
-	long long swept_at;		/* serve_gen_now() of the last sweep */
+	long long swept_at;		/* serve_gen_now() at the last sweep's end */
 	unsigned int resweeps;
 	struct sframe_serve_state st;
 	struct serve_work work[SERVE_JOBS_MAX];
