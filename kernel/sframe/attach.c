@@ -15,6 +15,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 
+#include "hook_types.h"
 #include "kcompat.h"
 #include "sframe_unwind.h"
 #include "user_regs.h"
