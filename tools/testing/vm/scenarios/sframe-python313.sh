@@ -37,7 +37,7 @@ LIMIT_MS=60000
 start()
 {
 	unshare -m -p -f chroot $ROOT /usr/bin/python3.13 -I -S -X perf \
-		/root/pyrecurse.py 600 $DEPTH > /dev/null 2> "/tmp/$1.err" &
+		/root/pyrecurse.py 600 $DEPTH > /dev/null 2> "/tmp/$1.py.err" &
 	container=$!
 	py=
 	for _ in $(seq 100); do
@@ -45,7 +45,7 @@ start()
 		sleep 0.1
 	done
 	if [ -z "$py" ]; then
-		cat "/tmp/$1.err"
+		cat "/tmp/$1.py.err"
 		result fail "$1: python3.13 did not start in its container"
 		return 1
 	fi
@@ -61,7 +61,13 @@ record()
 	perf record -q -N -B -a -g -e cpu-clock -F "$PERF_FREQ" \
 		-o "/tmp/$1.data" -- sleep $RECORD_SECONDS 2> "/tmp/$1.err" ||
 		result fail "$1: perf record -a failed"
-	nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$py/status")
+	nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$py/status" 2> /dev/null)
+	if [ -z "$nspid" ]; then
+		wait "$container"
+		result fail "$1: python3.13 ended before perf did (status $?): $(cat "/tmp/$1.py.err")"
+		df -k / /tmp
+		free -k
+	fi
 	kill -KILL "$py"
 	wait "$container"
 	if mv "$ROOT/tmp/perf-$nspid.map" "/tmp/perf-$py.map"; then
