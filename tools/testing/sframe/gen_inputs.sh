@@ -29,6 +29,18 @@ ROWS=${ROWS:-32768}
 CIE_FDES=${CIE_FDES:-$((FDES / 4))}
 mkdir -p "$OUT"
 
+# The usual x86-64 CIE up to its initial instructions (CFA rsp+8 follows
+# in each input, RA at CFA-8, PC-relative FDE addresses), for awk.
+CIE_START='function cie_start() {
+	print "\t.section .eh_frame,\"a\",@progbits"
+	print "\t.balign 8"
+	print ".Lcie:\t.long .Lcie_end - .Lcie_id"
+	print ".Lcie_id:\t.long 0"
+	print "\t.byte 1\n\t.string \"zR\""
+	print "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16"
+	print "\t.uleb128 1\n\t.byte 0x1b"
+}'
+
 # fdes ORDER: FDES functions of 32 bytes, each FDE with 26 rows written
 # by hand (DW_CFA_advance_loc 1, DW_CFA_def_cfa_offset 16 or 8) and a
 # DW_CFA_nop to make 96 bytes, in .eh_frame in ORDER (forward or
@@ -36,17 +48,12 @@ mkdir -p "$OUT"
 # PC-relative FDE addresses).  Fixed sizes, no alignment: the assembler
 # then needs no relaxation pass over 80,000 fragments.
 fdes() {
-	awk -v n="$FDES" -v order="$1" 'BEGIN {
+	awk -v n="$FDES" -v order="$1" "$CIE_START"'
+	BEGIN {
 		print "\t.text"
 		for (i = 0; i < n; i++)
 			printf "f%d:\n\t.skip 32, 0x90\n", i
-		print "\t.section .eh_frame,\"a\",@progbits"
-		print "\t.balign 8"
-		print ".Lcie:\t.long .Lcie_end - .Lcie_id"
-		print ".Lcie_id:\t.long 0"
-		print "\t.byte 1\n\t.string \"zR\""
-		print "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16"
-		print "\t.uleb128 1\n\t.byte 0x1b"
+		cie_start()
 		print "\t.byte 0x0c, 7, 8, 0x90, 1"
 		print "\t.balign 8\n.Lcie_end:"
 		for (k = 0; k < n; k++) {
@@ -95,17 +102,12 @@ rows() {
 # a DW_CFA_remember_state with `remember`.  LENGTH + 17 (the CIE's other
 # fields) is to be a multiple of 8, the alignment of .eh_frame's entries.
 cie() {
-	awk -v n="$2" -v len="$3" -v rem="${4:+1}" 'BEGIN {
+	awk -v n="$2" -v len="$3" -v rem="${4:+1}" "$CIE_START"'
+	BEGIN {
 		print "\t.text"
 		for (i = 0; i < n; i++)
 			printf "c%d:\n\t.skip 16, 0x90\n", i
-		print "\t.section .eh_frame,\"a\",@progbits"
-		print "\t.balign 8"
-		print ".Lcie:\t.long .Lcie_end - .Lcie_id"
-		print ".Lcie_id:\t.long 0"
-		print "\t.byte 1\n\t.string \"zR\""
-		print "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16"
-		print "\t.uleb128 1\n\t.byte 0x1b"
+		cie_start()
 		if (rem)
 			print "\t.byte 0x0a"
 		printf "\t.skip %d, 0\n", len - 5 - rem
