@@ -3,7 +3,8 @@
  * What the generic walk needs to know of a machine, as data: register
  * numbers, where a call leaves the return address, how a frame record is
  * laid out, the rt_sigreturn trampolines and the signal frame, the plain
- * epilogues a frame without a table is walked by.  One file
+ * epilogues a frame without a table is walked by, the code a return
+ * address follows.  One file
  * per architecture (kernel/sframe/arch/) fills a struct sframe_arch; the
  * walk holds a pointer to one, so the same core walks x86-64 stacks in the
  * x86-64 module and AArch64 stacks in the arm64 one, and the tests walk
@@ -64,6 +65,28 @@ struct sframe_epilogue {
 	bool interrupted_only;
 };
 
+/* Most return-address forms an architecture lists. */
+#define SFRAME_ARCH_MAX_RA_FORMS	24
+
+/**
+ * struct sframe_ra_form - code a real return address has around it
+ * @mask: the bits that identify it among the 8 bytes from @before bytes
+ *	before the return address, taken as a little-endian word
+ * @bits: their values
+ * @before: where those bytes start
+ *
+ * Mostly a call, which ends at the return address it leaves, so @before
+ * is its length.  A runtime that plants a return address where no call
+ * put it is a form of its own: Go starts each goroutine returning to the
+ * instruction after a nop (the bytes around it), HotSpot's interpreter
+ * returns to entries it pushed or put in LR (@before 0: the code at it).
+ */
+struct sframe_ra_form {
+	u64 mask;
+	u64 bits;
+	u8 before;
+};
+
 /**
  * struct sframe_arch - one architecture's facts for the walk
  * @name: as the tools print it
@@ -86,6 +109,11 @@ struct sframe_epilogue {
  * @epilogue: the epilogues a frame no table describes is walked by
  *	(Documentation/design.rst, "Frames at a plain epilogue")
  * @nr_epilogue: how many
+ * @ra_forms: the code a frame-pointer step's return address must have
+ *	around it to be reported (Documentation/design.rst, "Only frames
+ *	that are real"); a handler's return to an rt_sigreturn trampoline
+ *	is checked by @sigreturn
+ * @nr_ra_forms: how many
  */
 struct sframe_arch {
 	const char *name;
@@ -107,6 +135,8 @@ struct sframe_arch {
 	} sigframe;
 	struct sframe_epilogue epilogue[SFRAME_ARCH_MAX_EPILOGUES];
 	unsigned int nr_epilogue;
+	struct sframe_ra_form ra_forms[SFRAME_ARCH_MAX_RA_FORMS];
+	unsigned int nr_ra_forms;
 };
 
 extern const struct sframe_arch sframe_arch_x86_64;

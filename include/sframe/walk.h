@@ -22,6 +22,8 @@ enum sframe_walk_stop {
 	SFRAME_STOP_MISALIGNED,		/* CFA or FP not word aligned */
 	SFRAME_STOP_REGISTER,		/* a rule needs a register no longer known */
 	SFRAME_STOP_FP_CHAIN,		/* frame pointer below SP */
+	SFRAME_STOP_NOT_CALL,		/* a frame record's RA follows no call */
+	SFRAME_STOP_CODE_UNREADABLE,	/* ...or its code could not be read */
 	SFRAME_NR_STOPS
 };
 

@@ -10,6 +10,9 @@
  *
  * Addresses in the cases are symbolic: TEXT(x) is link address x of the
  * program, loaded at WALK_BIAS; STACK(x) is byte x of the fake stack.
+ * The program's text reads as calls wherever a case does not give its
+ * code (struct walk_suite: text_fill), so that every return address
+ * follows one unless the case says otherwise.
  */
 #ifndef _SFRAME_WALK_CASES_H
 #define _SFRAME_WALK_CASES_H
@@ -49,6 +52,7 @@ struct walk_case {
 	u64 code_at;			/* two words of code here (0: none) */
 	u64 code[2];
 	u64 text_end;			/* code from here on unreadable (0: none) */
+	u64 text_start;			/* and code below this (0: none) */
 	struct walk_word words[12];
 	u64 want[WALK_MAX_FRAMES];	/* callers' IPs, 0-terminated */
 	enum sframe_walk_stop want_stop;
@@ -423,6 +427,184 @@ static const struct walk_case walk_cases_x86_64[] = {
 		},
 		.want_stop = SFRAME_STOP_READ,
 	},
+	{
+		/*
+		 * The chain reaches a word that is a function's first byte,
+		 * after padding (nopl 0(%rax,%rax); endbr64; push %rbp):
+		 * FP was no frame pointer, and no call returns there.  The
+		 * stock walker reports it as a caller.
+		 */
+		.name = "frame record whose RA starts a function: refused",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0x0000000000841f0fULL, 0xe5894855fa1e0ff3ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },	/* leaf's RA, no SFrame */
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0808) },	/* the endbr64 */
+		},
+		.want = { TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
+	},
+	{
+		/* mov %rax,%rdi; jmp *%rax: a jump is no call. */
+		.name = "frame record whose RA follows an indirect jump: refused",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xcccccce0ffc78948ULL, 0xccccccccccccccccULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0805) },
+		},
+		.want = { TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
+	},
+	{
+		/*
+		 * call *0x44332211(%rip); call *%r11 (REX.B); call
+		 * *8(%rsp): each return address follows its call.
+		 */
+		.name = "frame records after RIP-relative, register and SIB calls",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xff414433221115ffULL, 0x909090082454ffd3ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0806) },
+			{ 0x200, STACK(0x210) },
+			{ 0x208, TEXT(0x0809) },
+			{ 0x210, STACK(0x220) },
+			{ 0x218, TEXT(0x080d) },
+			{ 0x228, 0 },
+		},
+		.want = { TEXT(0x0900), TEXT(0x0806), TEXT(0x0809),
+			  TEXT(0x080d) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/*
+		 * call *0x1000(,%rax,8) (SIB, no base); call *(%rax); call
+		 * *0x80(%rsp) (SIB, 32-bit displacement).
+		 */
+		.name = "frame records after 7-byte and 2-byte indirect calls",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xff00001000c514ffULL, 0x000000802494ff10ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0807) },
+			{ 0x200, STACK(0x210) },
+			{ 0x208, TEXT(0x0809) },
+			{ 0x210, STACK(0x220) },
+			{ 0x218, TEXT(0x0810) },
+			{ 0x228, 0 },
+		},
+		.want = { TEXT(0x0900), TEXT(0x0807), TEXT(0x0809),
+			  TEXT(0x0810) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/*
+		 * A goroutine's first frame returns to runtime.goexit + 1:
+		 * nop; call runtime.goexit1, one byte past the nop, where no
+		 * call ends; its saved FP, 0, ends the chain.
+		 */
+		.name = "frame record returning to Go's goexit + 1",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0x00247ae890ccccccULL, 0xcccccccccccc9000ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, 0 },
+			{ 0x1f8, TEXT(0x0804) },
+		},
+		.want = { TEXT(0x0900), TEXT(0x0804) },
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+	{
+		/*
+		 * A handler without SFrame returns to glibc's trampoline,
+		 * after padding: a frame record's RA no call put there, and
+		 * reported; then the signal frame.
+		 */
+		.name = "frame record returning to a signal trampoline",
+		.ip = TEXT(0x0900), .sp = STACK(0xf0), .fp = STACK(0xf8),
+		.no_sframe_below = 0x1000, .tramp = 0x705,
+		.words = {
+			{ 0xf8, STACK(0x1f0) },		/* handler's record */
+			{ 0x100, TEXT(0x705) },
+			{ 0x180, STACK(0x3f0) },	/* sigcontext bp */
+			{ 0x1a8, STACK(0x1c0) },	/* sigcontext sp */
+			{ 0x1b0, TEXT(0x11c2) },	/* sigcontext ip */
+			{ 0x1c0, TEXT(0x1460) },	/* leaf's RA */
+		},
+		.want = { TEXT(0x705), TEXT(0x11c2), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
+		 * HotSpot's interpreter returns to its invoke return entry,
+		 * which it pushed: mov -0x10(%rbp),%rsp; movq $0,-0x10(%rbp)
+		 * (JDK 17), after the previous entry's jmp *(%r10,%rbx,8).
+		 */
+		.name = "frame record returning to HotSpot's return entry",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xf0658b48da24ff41ULL, 0x0000f045c748ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0804) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x0900), TEXT(0x0804) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* JDK 25's: mov -0x10(%rbp),%rcx; lea 0(%rbp,%rcx,8),%rsp. */
+		.name = "frame record returning to JDK 25's return entry",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xf04d8b48da24ff41ULL, 0x00cd648d48ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0804) },
+			{ 0x208, 0 },
+		},
+		.want = { TEXT(0x0900), TEXT(0x0804) },
+		.want_stop = SFRAME_STOP_IP_ZERO,
+	},
+	{
+		/* A differing byte (mov -0x18(%rbp),%rsp): refused. */
+		.name = "almost HotSpot's return entry: refused",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0xe8658b48da24ff41ULL, 0x0000f045c748ULL },
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0804) },
+		},
+		.want = { TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
+	},
+	{
+		/* The code before the return address is not readable. */
+		.name = "frame record whose RA's code cannot be read: refused",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .text_start = 0x1000,
+		.words = {
+			{ 0x100, TEXT(0x0900) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0904) },
+		},
+		.want = { TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_CODE_UNREADABLE,
+	},
 };
 
 /*
@@ -725,9 +907,69 @@ static const struct walk_case walk_cases_aarch64[] = {
 		.want = { TEXT(0x4000bc) },
 		.want_stop = SFRAME_STOP_REGISTER,
 	},
+	{
+		/*
+		 * blr x8; blraa x8, x9; blraaz x3: each return address
+		 * follows its call; mov x0, x1 is none, and its frame is
+		 * refused.
+		 */
+		.name = "frame records after blr and blra*, then after a mov",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .code_at = 0x300100,
+		.code = { 0xd73f0909d63f0100ULL, 0xaa0103e0d63f087fULL },
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, TEXT(0x300104) },
+			{ 0x110, STACK(0x120) },
+			{ 0x118, TEXT(0x300108) },
+			{ 0x120, STACK(0x130) },
+			{ 0x128, TEXT(0x30010c) },
+			{ 0x130, STACK(0x140) },
+			{ 0x138, TEXT(0x300110) },
+		},
+		.want = { TEXT(0x300104), TEXT(0x300108), TEXT(0x30010c) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
+	},
+	{
+		/* Go's runtime.goexit: mov x0, x0; bl, returned to at the bl. */
+		.name = "frame record returning to Go's goexit + 4",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .code_at = 0x300100,
+		.code = { 0x94000613aa0003e0ULL, 0xd503201fd503201fULL },
+		.words = {
+			{ 0x100, 0 },
+			{ 0x108, TEXT(0x300104) },
+		},
+		.want = { TEXT(0x300104) },
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+	{
+		/*
+		 * HotSpot's interpreter puts its invoke return entry in LR:
+		 * ldur x20, [x29, #-16]; stur xzr, [x29, #-16], after the
+		 * previous entry's br.
+		 */
+		.name = "frame record returning to HotSpot's return entry",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .code_at = 0x300100,
+		.code = { 0xf85f03b4d61f0100ULL, 0xd503201ff81f03bfULL },
+		.words = {
+			{ 0x100, 0 },
+			{ 0x108, TEXT(0x300104) },
+		},
+		.want = { TEXT(0x300104) },
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
 };
 
-/* A machine, a program's .sframe and the cases walked over it. */
+/*
+ * A machine, a program's .sframe and the cases walked over it; text a
+ * case does not give reads as @text_fill, a word of calls: x86-64's e8
+ * (any return address has one 5 bytes before it), AArch64's bl; but the
+ * words just around a case's code read as @text_pad, which no form of a
+ * return address matches (x86-64's int3, AArch64's udf), so that only
+ * the case's code decides for a return address in it.
+ */
 struct walk_suite {
 	const char *name;
 	const struct sframe_arch *arch;
@@ -736,17 +978,21 @@ struct walk_suite {
 	u64 vaddr;
 	const struct walk_case *cases;
 	unsigned int nr_cases;
+	u64 text_fill;
+	u64 text_pad;
 };
 
 static const struct walk_suite walk_suite_x86_64 = {
 	"x86-64", &sframe_arch_x86_64, sid_prog, sizeof(sid_prog),
 	PROG_SFRAME_VADDR, walk_cases_x86_64, ARRAY_SIZE(walk_cases_x86_64),
+	0xe8e8e8e8e8e8e8e8ULL, 0xccccccccccccccccULL,
 };
 
 static const struct walk_suite walk_suite_aarch64 = {
 	"aarch64", &sframe_arch_aarch64, walk_aarch64_sframe,
 	sizeof(walk_aarch64_sframe), WALK_AARCH64_SFRAME_VADDR,
 	walk_cases_aarch64, ARRAY_SIZE(walk_cases_aarch64),
+	0x97ffffff97ffffffULL, 0,
 };
 
 /* The fake process a case runs in. */
@@ -830,26 +1076,34 @@ static void walk_env_code_read(struct walk_env *env, u64 addr)
 }
 
 /*
- * Any 8 bytes within the case's code can be read, at any alignment, as
- * long as they end at text_end or below; the stack by aligned words.
+ * Any 8 bytes within the case's code can be read, at any alignment, the
+ * rest of the text by aligned words, as long as they lie between
+ * text_start and text_end; the stack by aligned words.
  */
 static int walk_env_read_word(void *ctx, u64 addr, u64 *val)
 {
 	struct walk_env *env = ctx;
 	const struct walk_case *c = env->c;
-	u64 end, start;
+	u64 bias = WALK_BIAS + env->delta, start;
+	bool text = addr >= bias && addr < bias + WALK_TEXT_SPAN;
 	u8 bytes[16];
 	unsigned int i;
 
+	if (text && ((c->text_end && addr + 8 > bias + c->text_end) ||
+		     addr < bias + c->text_start))
+		return -EFAULT;
 	start = walk_env_code(env, bytes);
-	end = c->text_end ? TEXT(c->text_end) + env->delta : start + 16;
 	if (start && addr >= start && addr < start + 16)
 		walk_env_code_read(env, addr);
-	if (start && addr >= start && addr + 8 <= start + 16 &&
-	    addr + 8 <= end) {
+	if (start && addr >= start && addr + 8 <= start + 16) {
 		*val = 0;
 		for (i = 0; i < 8; i++)
 			*val |= (u64)bytes[addr - start + i] << (8 * i);
+		return 0;
+	}
+	if (text && !(addr & 7)) {
+		*val = start && addr + 8 >= start && addr <= start + 16 ?
+		       env->suite->text_pad : env->suite->text_fill;
 		return 0;
 	}
 	if (addr < WALK_STACK || addr >= STACK(WALK_STACK_WORDS * 8) ||

@@ -3,7 +3,9 @@
  * AArch64's facts for the walk: the call leaves the return address in
  * LR (x30), a frame record {FP, LR} may sit anywhere in its frame, and a
  * signal handler returns to the vDSO's __kernel_rt_sigreturn with SP at
- * the rt_sigframe: siginfo, then the ucontext.
+ * the rt_sigframe: siginfo, then the ucontext, and a return address
+ * follows a bl, a blr or one of pointer authentication's blra*, unless
+ * a runtime planted it.
  */
 #include <sframe/arch.h>
 #include <sframe/format.h>
@@ -35,4 +37,28 @@ const struct sframe_arch sframe_arch_aarch64 = {
 			  AARCH64_SC_X29,
 		.words = 4, .fp = 0, .ra = 1, .sp = 2, .ip = 3,
 	},
+	.ra_forms = {
+		{ .before = 4, .mask = 0xfc000000, .bits = 0x94000000 }, /* bl */
+		{ .before = 4, .mask = 0xfffffc1f, .bits = 0xd63f0000 }, /* blr */
+		/* blraa, blrab, blraaz, blrabz */
+		{ .before = 4, .mask = 0xfefff800, .bits = 0xd63f0800 },
+		/*
+		 * Go's runtime.goexit: mov x0, x0 (its nop); bl
+		 * runtime.goexit1.  Every goroutine's first frame returns
+		 * to the bl.
+		 */
+		{
+			.before = 4,
+			.mask = 0xfc000000ffffffffULL,
+			.bits = 0x94000000aa0003e0ULL,
+		},
+		/*
+		 * HotSpot's interpreter: an invoke bytecode's return entry,
+		 * put in LR before it branches to the callee, starts by
+		 * restoring its SP (x20) from the frame's last_sp: ldur x20,
+		 * [x29, #-16]; stur xzr, [x29, #-16] (JDK 17).
+		 */
+		{ .mask = ~0ULL, .bits = 0xf81f03bff85f03b4ULL },
+	},
+	.nr_ra_forms = 5,
 };

@@ -34,6 +34,8 @@ static const char * const sframe_stop_names[SFRAME_NR_STOPS] = {
 	[SFRAME_STOP_MISALIGNED] = "misaligned CFA or FP",
 	[SFRAME_STOP_REGISTER] = "rule needs an unknown register",
 	[SFRAME_STOP_FP_CHAIN] = "frame pointer below SP",
+	[SFRAME_STOP_NOT_CALL] = "return address not after a call",
+	[SFRAME_STOP_CODE_UNREADABLE] = "code before return address unreadable",
 };
 
 /**
@@ -223,83 +225,106 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 }
 
 /*
- * A frame record: saved FP at *FP, return address just above it.  Where
- * the record ends the frame (x86-64), the caller's SP is just above it;
- * elsewhere that is only a lower bound, which the chain check still uses.
- * With @may_switch (a frame SFrame does not describe), the chain may lead
- * below SP once in a walk: to the stack the code ran on before a switch
- * (Go's cgo calls run C on the thread's system stack, and the frame
- * pointers lead back to the goroutine's stack, below it), which the stock
- * walker follows; twice would let a walk loop.  FP 0 ends the chain.
+ * The code around an address, as a struct sframe_code_seq or a struct
+ * sframe_ra_form is matched against it: read through the read callback like
+ * the stack, so a page that is not present just means "no match", and by
+ * aligned words, which never cross a page, so bytes past a sequence
+ * cannot make it unreadable (a trampoline at a page's end).  A word is
+ * read when a comparison first needs one of its bytes, which it does only
+ * while the bytes before matched; each at most once a step, however many
+ * sequences are tried, by the sigreturn check and the epilogue step
+ * alike.  The words cover SFRAME_CODE_BEFORE bytes before the address
+ * (a call ending there) and a sequence, or a form's 8 bytes, after.
  */
-static bool sframe_walk_fp(struct sframe_walk *w, bool may_switch)
-{
-	u64 frame[2];			/* saved FP, return address */
+#define SFRAME_CODE_BEFORE	8
+#define SFRAME_CODE_WORDS	3
 
-	if (w->fp < w->sp && (!w->fp || !may_switch || w->stack_switched))
-		return sframe_walk_fail(w, SFRAME_STOP_FP_CHAIN);
-	if (w->fp & (WORD - 1))
-		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
-	if (sframe_read(w, w->fp, frame, 2))
-		return sframe_walk_fail(w, SFRAME_STOP_READ);
-
-	w->stack_switched |= w->fp < w->sp;
-	w->ip = frame[1] & w->ra_mask;
-	w->sp = w->fp + 2 * WORD;
-	w->sp_exact = w->arch->record_sets_sp;
-	w->fp = frame[0];
-	w->ra_known = false;
-	w->fp_steps++;
-	return true;
-}
-
-/*
- * The code at an address, as a struct sframe_code_seq is matched against
- * it: read through the read callback like the stack, so a page that is
- * not present just means "no match", and by aligned words, which never
- * cross a page, so bytes past a sequence cannot make it unreadable (a
- * trampoline at a page's end).  The word holding the address is read at
- * the first comparison, the next only for a sequence that runs into it
- * and whose bytes in the first all match; each at most once a step,
- * however many sequences are tried (struct sframe_code_seq: two words
- * hold any), by the sigreturn check and the epilogue step alike.
- */
 struct sframe_code {
 	u64 base;			/* the first word's address */
-	unsigned int skip;		/* the address's byte in it */
-	unsigned int words;		/* how many are in @word */
-	bool unreadable;		/* word @words could not be read */
-	u64 word[2];
+	unsigned int at;		/* the address's byte from @base */
+	u8 read;			/* bit i: word i is in @word */
+	u8 unreadable;			/* bit i: word i could not be read */
+	u64 word[SFRAME_CODE_WORDS];
 };
 
 static void sframe_code_at(struct sframe_code *code, u64 addr)
 {
-	code->skip = addr & (WORD - 1);
-	code->base = addr - code->skip;
-	code->words = 0;
-	code->unreadable = false;
+	code->at = (addr & (WORD - 1)) + SFRAME_CODE_BEFORE;
+	code->base = addr - code->at;
+	code->read = 0;
+	code->unreadable = 0;
+}
+
+/*
+ * Point @code at @addr, keeping what it read of the words the new one
+ * covers: a frame record's return address is often at the IP's own call
+ * site (a recursion), whose words the step read already.
+ */
+static void sframe_code_move(struct sframe_code *code, u64 addr)
+{
+	struct sframe_code old = *code;
+	unsigned int i, j;
+
+	sframe_code_at(code, addr);
+	for (i = 0; i < SFRAME_CODE_WORDS; i++) {
+		u64 at = old.base + i * WORD;
+
+		if (at < code->base || at - code->base >= sizeof(code->word))
+			continue;
+		j = (at - code->base) / WORD;
+		code->word[j] = old.word[i];
+		code->read |= ((old.read >> i) & 1) << j;
+		code->unreadable |= ((old.unreadable >> i) & 1) << j;
+	}
+}
+
+/* Byte @k of @code (0: the one at the address); false if unreadable. */
+static bool sframe_code_byte(struct sframe_walk *w, struct sframe_code *code,
+			     int k, u8 *byte)
+{
+	unsigned int pos = code->at + k, i = pos / WORD;
+
+	if (i >= SFRAME_CODE_WORDS || (code->unreadable & (1U << i)))
+		return false;
+	if (!(code->read & (1U << i))) {
+		if (sframe_read(w, code->base + i * WORD, &code->word[i], 1)) {
+			code->unreadable |= 1U << i;
+			return false;
+		}
+		code->read |= 1U << i;
+	}
+	*byte = code->word[i] >> (8 * (pos % WORD));
+	return true;
 }
 
 /* Is the code @seq?  Bytes are taken from the words as little-endian. */
 static bool sframe_code_is(struct sframe_walk *w, struct sframe_code *code,
 			   const struct sframe_code_seq *seq)
 {
-	unsigned int k, end = code->skip + seq->len;
+	unsigned int k;
+	u8 byte;
 
-	for (k = code->skip; k < end; k++) {
-		unsigned int i = k / WORD;
+	for (k = 0; k < seq->len; k++)
+		if (!sframe_code_byte(w, code, k, &byte) ||
+		    byte != seq->bytes[k])
+			return false;
+	return true;
+}
 
-		if (i == code->words) {
-			if (code->unreadable ||
-			    sframe_read(w, code->base + i * WORD,
-					&code->word[i], 1)) {
-				code->unreadable = true;
-				return false;
-			}
-			code->words++;
-		}
-		if ((u8)(code->word[i] >> (8 * (k % WORD))) !=
-		    seq->bytes[k - code->skip])
+/* Is the code around @code's address @form? */
+static bool sframe_code_around(struct sframe_walk *w, struct sframe_code *code,
+			       const struct sframe_ra_form *form)
+{
+	unsigned int k;
+	u8 byte;
+
+	for (k = 0; k < 8; k++) {
+		u8 mask = form->mask >> (8 * k);
+
+		if (!mask)
+			continue;
+		if (!sframe_code_byte(w, code, (int)k - form->before, &byte) ||
+		    (byte & mask) != (u8)(form->bits >> (8 * k)))
 			return false;
 	}
 	return true;
@@ -316,6 +341,72 @@ static bool sframe_at_sigreturn(struct sframe_walk *w,
 		if (sframe_code_is(w, code, &arch->sigreturn[i]))
 			return true;
 	return false;
+}
+
+/*
+ * Is @ra a return address a frame record may hold: just after one of the
+ * machine's calls, where a runtime plants one, or at an rt_sigreturn
+ * trampoline, which a signal handler returns to?  SFRAME_STOP_NONE if so,
+ * else why not: the code there is none of them, or could not be read.  A
+ * frame pointer that is none leads to data, or to a function's start
+ * (whatever its caller jumped to), which no call ends at.
+ */
+static enum sframe_walk_stop sframe_ra_is_real(struct sframe_walk *w,
+					       struct sframe_code *code, u64 ra)
+{
+	const struct sframe_arch *arch = w->arch;
+	unsigned int i;
+
+	sframe_code_move(code, ra);
+	for (i = 0; i < arch->nr_ra_forms; i++)
+		if (sframe_code_around(w, code, &arch->ra_forms[i]))
+			return SFRAME_STOP_NONE;
+	if (sframe_at_sigreturn(w, code))
+		return SFRAME_STOP_NONE;
+	return code->unreadable ? SFRAME_STOP_CODE_UNREADABLE :
+				  SFRAME_STOP_NOT_CALL;
+}
+
+/*
+ * A frame record: saved FP at *FP, return address just above it.  Where
+ * the record ends the frame (x86-64), the caller's SP is just above it;
+ * elsewhere that is only a lower bound, which the chain check still uses.
+ * With @may_switch (a frame SFrame does not describe), the chain may lead
+ * below SP once in a walk: to the stack the code ran on before a switch
+ * (Go's cgo calls run C on the thread's system stack, and the frame
+ * pointers lead back to the goroutine's stack, below it), which the stock
+ * walker follows; twice would let a walk loop.  FP 0 ends the chain.
+ * Unlike the stock walker's, the step reports only a return address that
+ * follows a call (sframe_ra_is_real()): where the chain reaches a word
+ * that is not one, FP was no frame pointer, and the walk ends there.
+ * @code: the code at w->ip, which the check moves to the return address.
+ */
+static bool sframe_walk_fp(struct sframe_walk *w, struct sframe_code *code,
+			   bool may_switch)
+{
+	u64 frame[2];			/* saved FP, return address */
+	enum sframe_walk_stop stop;
+	u64 ra;
+
+	if (w->fp < w->sp && (!w->fp || !may_switch || w->stack_switched))
+		return sframe_walk_fail(w, SFRAME_STOP_FP_CHAIN);
+	if (w->fp & (WORD - 1))
+		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
+	if (sframe_read(w, w->fp, frame, 2))
+		return sframe_walk_fail(w, SFRAME_STOP_READ);
+	ra = frame[1] & w->ra_mask;
+	stop = ra ? sframe_ra_is_real(w, code, ra) : SFRAME_STOP_NONE;
+	if (stop)
+		return sframe_walk_fail(w, stop);
+
+	w->stack_switched |= w->fp < w->sp;
+	w->ip = ra;
+	w->sp = w->fp + 2 * WORD;
+	w->sp_exact = w->arch->record_sets_sp;
+	w->fp = frame[0];
+	w->ra_known = false;
+	w->fp_steps++;
+	return true;
 }
 
 /*
@@ -531,7 +622,9 @@ static bool sframe_walk_epilogue(struct sframe_walk *w,
  * an SFrame answer that there is no caller (the outermost frame) ends the
  * walk without it.  w->stop says why SFrame did not step (SFRAME_STOP_NONE:
  * it had no answer); if the frame pointers fail too, that stays the
- * reason the walk ends, else the frame-pointer step's own is.
+ * reason the walk ends, else the frame-pointer step's own is, and always
+ * where the step refused a return address that follows no call: that
+ * frame is the one the stock walker would have invented.
  */
 static bool sframe_walk_fp_floor(struct sframe_walk *w,
 				 struct sframe_code *code)
@@ -543,8 +636,9 @@ static bool sframe_walk_fp_floor(struct sframe_walk *w,
 	if (!stop && sframe_walk_epilogue(w, code))
 		return !w->stop;
 	w->stop = SFRAME_STOP_NONE;
-	if (!sframe_walk_fp(w, !stop)) {
-		if (stop)
+	if (!sframe_walk_fp(w, code, !stop)) {
+		if (stop && w->stop != SFRAME_STOP_NOT_CALL &&
+		    w->stop != SFRAME_STOP_CODE_UNREADABLE)
 			w->stop = stop;
 		return false;
 	}

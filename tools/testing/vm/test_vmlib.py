@@ -339,6 +339,40 @@ Program Headers:
         self.assertEqual(machinecode.direct_jump_targets(body), [0x627d10])
 
 
+class CallReturnsTest(unittest.TestCase):
+    """The return addresses a disassembly's calls leave."""
+
+    X86 = """0000000000401000 <f>:
+  401000:\tcall   401100 <g>
+  401005:\tnotrack call *%rax
+  401008:\tmov    %rax,%rdi
+  40100b:\tjmp    *%rax
+  40100d:\tcall   401200 <abort>
+
+0000000000401012 <h>:
+  401012:\tpush   %rbp
+"""
+    ARM64 = """  400100:\tbl\t400200 <g>
+  400104:\tblraaz\tx3
+  400108:\tbr\tx8
+  40010c:\tret
+"""
+
+    def test_x86_calls_direct_indirect_and_prefixed(self):
+        returns = machinecode.parse_call_returns(self.X86, machinecode.X86_CALLS)
+        # the call that ends f returns to h's first instruction
+        self.assertEqual(returns, {0x401005, 0x401008, 0x401012})
+
+    def test_arm64_bl_and_authenticated_blr(self):
+        returns = machinecode.parse_call_returns(self.ARM64, machinecode.CALLS[machinecode.AARCH64])
+        self.assertEqual(returns, {0x400104, 0x400108})
+
+    def test_file_offsets_to_addresses(self):
+        loads = [(0x400000, 0, 0x1000), (0x401000, 0x1000, 0x2000)]
+        self.assertEqual(machinecode.to_vaddr(loads, 0x1005), 0x401005)
+        self.assertIsNone(machinecode.to_vaddr(loads, 0x3000))
+
+
 class PythonFilesTest(unittest.TestCase):
     """The files a `python -v` trace loaded, at the paths a guest imports them from."""
 

@@ -9,6 +9,10 @@
 # The module read the file before the service came: a mapping of it is
 # reported to the new watcher all the same.
 # A restart of the service takes the sidecar from its cache.
+# In every recording, each caller reported must be in the program and
+# follow a call instruction (the host half disassembles it): where the
+# walk leaves the program's section in libc without the fill, the frame
+# pointers lead to words no call left, which the stock walker reports.
 # needs: module
 # kernels: all
 # default: debug

@@ -20,6 +20,7 @@ import re
 import subprocess
 
 from vmlib.kernels import arch_of
+from vmlib.stackcheck import USER_TOP, parse_perf_script
 from vmlib.util import cache_dir
 
 VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -235,3 +236,76 @@ def main_frame_offsets(binary):
                        if fde[0] in targets and not main[0] <= fde[0] < main[1]]
     offsets = [to_file_offset(loads, a) for a, _ in frames]
     return [(off, off + b - a) for off, (a, b) in zip(offsets, frames)]
+
+
+# the mnemonics of the calls objdump prints, by machine
+CALLS = {AARCH64: {"bl", "blr", "blraa", "blrab", "blraaz", "blrabz"}}
+X86_CALLS = {"call", "callq"}
+
+
+def parse_call_returns(disassembly_text, calls):
+    """Return the addresses right after each call of `objdump -d` output.
+
+    A call's return address is the next instruction's address, whatever
+    function it belongs to (a call that does not return may end one).
+    Prefixes objdump prints before the mnemonic (notrack, bnd) are skipped.
+    """
+    returns, after_call = set(), False
+    for address, insn in re.findall(r"^\s*([0-9a-f]+):\t(.*)$", disassembly_text, re.M):
+        if after_call:
+            returns.add(int(address, 16))
+        words = insn.split()
+        after_call = any(w in calls for w in words[:2])
+    return returns
+
+
+def to_vaddr(loads, offset):
+    """Return the address a file offset is loaded at, or None."""
+    for vaddr, off, filesz in loads:
+        if off <= offset < off + filesz:
+            return offset - off + vaddr
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def call_returns(binary):
+    """Return the return addresses binary's calls leave, and its PT_LOADs."""
+    calls = CALLS.get(_machine(binary), X86_CALLS)
+    return parse_call_returns(disassembly(binary), calls), program_headers(binary)[1]
+
+
+def follows_call(binary, offset):
+    """Tell whether file offset offset of binary is just after a call.
+
+    perf script prints a frame of a file mapping as its offset in the file
+    (the x86-64 guests'; the AArch64 guest's prints the address).
+    """
+    returns, loads = call_returns(binary)
+    return to_vaddr(loads, offset) in returns
+
+
+
+def invented_frames(perf_text, objects, unknown_invented=False):
+    """Count the callers that follow no call: (invented, checked).
+
+    Every user frame after a sample's first (the interrupted IP) is a
+    return address; one in an object of objects (a dso path's suffix,
+    e.g. "/deep-static", to the host's copy of that object) must be just
+    after a call instruction, or no call returns there and the walker
+    invented it.  With unknown_invented (a program without JIT code), so
+    is one in no object at all (perf's [unknown]): a word of data the
+    frame-pointer chain led to.
+    """
+    invented = checked = 0
+    for frames in parse_perf_script(perf_text):
+        user = [f for f in frames if int(f.ip, 16) < USER_TOP]
+        for frame in user[1:]:
+            binary = next((path for suffix, path in objects.items()
+                           if frame.dso.endswith(suffix)), None)
+            if binary:
+                checked += 1
+                invented += not follows_call(binary, int(frame.ip, 16))
+            elif unknown_invented and frame.dso == "[unknown]":
+                checked += 1
+                invented += 1
+    return invented, checked
