@@ -46,7 +46,7 @@
 			cond_resched();				\
 	} while (0)
 
-/* The module's walk callbacks (unwind.c, maps.c). */
+/* The module's walk callbacks (walk_user.c, walk_lookup.c). */
 struct sframe_where;
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
