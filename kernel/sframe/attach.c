@@ -2,19 +2,24 @@
 /*
  * Where the module plugs in, through ftrace only: IPMODIFY redirections of
  * the kernel's user-stack walkers to ours (the mechanism livepatch uses),
- * and observers on the functions that map and unmap executable code.
+ * and observers on the functions that map and unmap executable code, each
+ * hooked only once its prototype is known to be what its observer reads.
  * Nothing patches text, nothing looks symbols up.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 
+#include "hook_btf.h"
 #include "hook_types.h"
 #include "kcompat.h"
 #include "sframe_unwind.h"
@@ -23,12 +28,24 @@
 /* The walker's pt_regs argument is not an argument: current's user regs. */
 #define SFRAME_HOOK_CURRENT_REGS	(-1)
 
+/* How an observed function's prototype was found to be what is read. */
+enum sframe_proto_check {
+	SFRAME_PROTO_UNCHECKED,		/* it was not: the function is not hooked */
+	SFRAME_PROTO_AT_BUILD,		/* hook_types.h, against a declaration */
+	SFRAME_PROTO_BTF,		/* at load, against the kernel's BTF */
+};
+
 struct sframe_hook {
 	const char *func;
 	const char *alt;		/* the same events, where func is untraceable */
 	void *target;			/* replacement, or NULL for observers */
 	int regs_arg;			/* the replaced walker's struct pt_regs */
 	void (*observe)(struct sframe_hook_regs *regs);
+	/* An observer's: the prototype it reads, checked before hooking */
+	const struct sframe_btf_proto *proto;
+	bool func_at_build, alt_at_build;	/* hook_types.h checked it */
+	const char *unhooked;		/* what is lost unhooked; NULL: needed */
+	enum sframe_proto_check checked;
 	struct ftrace_ops ops;
 	bool registered;
 };
@@ -72,6 +89,12 @@ static void *sframe_arg(struct sframe_hook_regs *regs, unsigned int n)
 }
 
 /*
+ * Each observer with the prototype it reads, as the kernel's BTF must show
+ * it where no header declared the function to the build (hook_types.h
+ * asserts the same prototypes where one did).
+ */
+
+/*
  * perf_event_mmap(vma), at the end of mmap_region() and mprotect_fixup();
  * or, on 5.10, whose kernel/events is built without ftrace,
  * vma_set_page_prot(vma), called there just before it.
@@ -87,6 +110,10 @@ static void sframe_observe_vma_free(struct sframe_hook_regs *regs)
 	sframe_vma_freed(sframe_arg(regs, 0));
 }
 
+static const struct sframe_btf_proto sframe_vma_proto = SFRAME_BTF_PROTO(
+	SFRAME_BTF_VOID_TYPE(0),
+	SFRAME_BTF_STRUCT_TYPE(vm_area_struct, 1));
+
 /* copy_vma(&vma, addr, len, pgoff, &need_rmap_locks), for mremap */
 static void sframe_observe_copy_vma(struct sframe_hook_regs *regs)
 {
@@ -95,6 +122,13 @@ static void sframe_observe_copy_vma(struct sframe_hook_regs *regs)
 	sframe_vma_moving(*vmap, sframe_hook_arg(regs, 1),
 			  sframe_hook_arg(regs, 2));
 }
+
+/* It reads the first three; 7.2 added a sixth parameter, which it does not. */
+static const struct sframe_btf_proto sframe_copy_vma_proto = SFRAME_BTF_PROTO(
+	SFRAME_BTF_STRUCT_TYPE(vm_area_struct, 1),
+	SFRAME_BTF_STRUCT_TYPE(vm_area_struct, 2),
+	SFRAME_BTF_SCALAR_TYPE(unsigned long, 0),
+	SFRAME_BTF_SCALAR_TYPE(unsigned long, 0));
 
 /*
  * perf_event_fork(child), late in copy_process(); or, on 5.10,
@@ -105,15 +139,33 @@ static void sframe_observe_fork(struct sframe_hook_regs *regs)
 	sframe_mm_forked(sframe_arg(regs, 0));
 }
 
+static const struct sframe_btf_proto sframe_task_proto = SFRAME_BTF_PROTO(
+	SFRAME_BTF_VOID_TYPE(0),
+	SFRAME_BTF_STRUCT_TYPE(task_struct, 1));
+
 /* exit_mmap(mm) */
 static void sframe_observe_exit_mmap(struct sframe_hook_regs *regs)
 {
 	sframe_mm_exit(sframe_arg(regs, 0));
 }
 
-#define SFRAME_OBSERVER(name, fn) { .func = name, .observe = fn }
-#define SFRAME_OBSERVER_OR(name, alt_name, fn) \
-	{ .func = name, .alt = alt_name, .observe = fn }
+static const struct sframe_btf_proto sframe_mm_proto = SFRAME_BTF_PROTO(
+	SFRAME_BTF_VOID_TYPE(0),
+	SFRAME_BTF_STRUCT_TYPE(mm_struct, 1));
+
+/*
+ * @lost: what the module does without, if the prototype cannot be checked;
+ * NULL for an observer it cannot run without.
+ */
+#define SFRAME_OBSERVER(name, fn, want, lost) {				\
+	.func = #name, .observe = fn, .proto = want, .unhooked = lost,	\
+	.func_at_build = SFRAME_CHECKED_AT_BUILD(name),			\
+}
+#define SFRAME_OBSERVER_OR(name, alt_name, fn, want, lost) {		\
+	.func = #name, .observe = fn, .proto = want, .unhooked = lost,	\
+	.func_at_build = SFRAME_CHECKED_AT_BUILD(name),			\
+	.alt = #alt_name, .alt_at_build = SFRAME_CHECKED_AT_BUILD(alt_name), \
+}
 #define SFRAME_REDIRECT(name, fn, regs) \
 	{ .func = name, .target = fn, .regs_arg = regs }
 
@@ -122,15 +174,24 @@ static void sframe_observe_exit_mmap(struct sframe_hook_regs *regs)
  * Those that see things go before those that create them: registering
  * takes milliseconds, and a map made for an mm whose exit_mmap was not
  * yet watched would outlive the mm (and pin its mm_struct) until rmmod.
+ * Without exit_mmap maps would pin dead mms, without vm_area_free a
+ * range would outlive its mapping; without any of the others a mapping
+ * is only missing from a map, and walked by frame pointers there.
  */
 static struct sframe_hook sframe_observers[] = {
-	SFRAME_OBSERVER("exit_mmap", sframe_observe_exit_mmap),
-	SFRAME_OBSERVER("vm_area_free", sframe_observe_vma_free),
-	SFRAME_OBSERVER("copy_vma", sframe_observe_copy_vma),
-	SFRAME_OBSERVER_OR("perf_event_mmap", "vma_set_page_prot",
-			   sframe_observe_mmap),
-	SFRAME_OBSERVER_OR("perf_event_fork", "wake_up_new_task",
-			   sframe_observe_fork),
+	SFRAME_OBSERVER(exit_mmap, sframe_observe_exit_mmap,
+			&sframe_mm_proto, NULL),
+	SFRAME_OBSERVER(vm_area_free, sframe_observe_vma_free,
+			&sframe_vma_proto, NULL),
+	SFRAME_OBSERVER(copy_vma, sframe_observe_copy_vma,
+			&sframe_copy_vma_proto,
+			"code moved by mremap() is walked by frame pointers"),
+	SFRAME_OBSERVER_OR(perf_event_mmap, vma_set_page_prot,
+			   sframe_observe_mmap, &sframe_vma_proto,
+			   "code mapped after load is walked by frame pointers"),
+	SFRAME_OBSERVER_OR(perf_event_fork, wake_up_new_task,
+			   sframe_observe_fork, &sframe_task_proto,
+			   "a forked child's inherited code is walked by frame pointers"),
 };
 
 static struct sframe_hook sframe_perf_redirect =
@@ -160,7 +221,11 @@ static int sframe_hook_fail(struct sframe_hook *h, int ret, const char *why)
 	return ret;
 }
 
-static int sframe_hook_register(struct sframe_hook *h)
+/*
+ * Set @h's ftrace_ops to trace h->func, or h->alt where ftrace cannot
+ * trace func.  Return the name chosen, or an ERR_PTR.
+ */
+static const char *sframe_hook_select(struct sframe_hook *h)
 {
 	int ret;
 
@@ -174,21 +239,106 @@ static int sframe_hook_register(struct sframe_hook *h)
 	if (h->target)
 		h->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 	ret = sframe_hook_filter(h, h->func);
+	if (!ret)
+		return h->func;
 	if (ret == -EINVAL && h->alt) {
 		ret = sframe_hook_filter(h, h->alt);
-		if (!ret)
+		if (!ret) {
 			pr_info("%s cannot be traced here, watching %s\n",
 				h->func, h->alt);
+			return h->alt;
+		}
 	}
-	if (ret)
-		return sframe_hook_fail(h, ret, ret == -EINVAL ?
-					" (not in available_filter_functions: absent or notrace)" : "");
+	return ERR_PTR(sframe_hook_fail(h, ret, ret == -EINVAL ?
+					" (not in available_filter_functions: absent or notrace)" : ""));
+}
+
+/* Start calling @h for what sframe_hook_select() chose. */
+static int sframe_hook_enable(struct sframe_hook *h)
+{
+	int ret;
+
 	ret = register_ftrace_function(&h->ops);
 	if (ret)
 		return sframe_hook_fail(h, ret, ret == -EBUSY ?
 					" (another IPMODIFY user, e.g. livepatch?)" : "");
 	h->registered = true;
 	return 0;
+}
+
+static int sframe_hook_register(struct sframe_hook *h)
+{
+	const char *name = sframe_hook_select(h);
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	return sframe_hook_enable(h);
+}
+
+/*
+ * Whether @name, which @h is about to trace, has the prototype h->observe
+ * reads: asserted at build, or else found in the kernel's BTF.  If not,
+ * a negative errno, and @why says why (@len bytes).
+ */
+static int sframe_observer_check(struct sframe_hook *h, const char *name,
+				 struct sframe_kernel_btf *kb,
+				 char *why, size_t len)
+{
+	int ret;
+
+	if (name == h->func ? h->func_at_build : h->alt_at_build) {
+		WRITE_ONCE(h->checked, SFRAME_PROTO_AT_BUILD);
+		return 0;
+	}
+	ret = sframe_kernel_btf_check(kb, name, h->proto, why, len);
+	if (ret)
+		return ret;
+	pr_info("%s(): prototype checked against the kernel's BTF\n", name);
+	WRITE_ONCE(h->checked, SFRAME_PROTO_BTF);
+	return 0;
+}
+
+/*
+ * Hook @h if its prototype is checked; else leave it, counted and said,
+ * and go on without it, unless the module cannot run without it.
+ */
+static int sframe_observer_register(struct sframe_hook *h,
+				    struct sframe_kernel_btf *kb)
+{
+	const char *name = sframe_hook_select(h);
+	char why[96];
+	int ret;
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	ret = sframe_observer_check(h, name, kb, why, sizeof(why));
+	if (!ret)
+		return sframe_hook_enable(h);
+	sframe_ftrace_free_filter(&h->ops);
+	sframe_count(hooks_unchecked);
+	if (!h->unhooked) {
+		pr_err("%s() not hooked: %s (%d); the module cannot run without it\n",
+		       name, why, ret);
+		return ret;
+	}
+	pr_warn("%s() not hooked: %s (%d); %s\n", name, why, ret,
+		h->unhooked);
+	return 0;
+}
+
+/* One stats line per observer: how its prototype was checked. */
+void sframe_hooks_show(struct seq_file *s)
+{
+	static const char * const how[] = {
+		[SFRAME_PROTO_UNCHECKED] = "not hooked, prototype unchecked",
+		[SFRAME_PROTO_AT_BUILD] = "prototype checked at build",
+		[SFRAME_PROTO_BTF] = "prototype checked against BTF",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sframe_observers); i++)
+		seq_printf(s, "hook: %s: %s\n", sframe_observers[i].func,
+			   how[READ_ONCE(sframe_observers[i].checked)]);
 }
 
 static void sframe_hook_unregister(struct sframe_hook *h)
@@ -236,11 +386,13 @@ bool sframe_deferred_hooked(void)
 
 int sframe_attach(bool perf, bool stacktrace, bool deferred)
 {
+	struct sframe_kernel_btf kb = {};
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(sframe_observers) && !ret; i++)
-		ret = sframe_hook_register(&sframe_observers[i]);
+		ret = sframe_observer_register(&sframe_observers[i], &kb);
+	sframe_kernel_btf_put(&kb);
 	if (!ret)
 		sframe_mm_scan_tasks();
 	if (!ret && perf)

@@ -6,6 +6,8 @@
  * function's arguments must be what its observer reads by position.  A
  * kernel that changes one stops the build here, naming the function.
  * Kbuild says which the headers declare (SFRAME_DECLARES_<function>);
+ * an observed function none declares is checked against the running
+ * kernel's BTF when the module loads (attach.c);
  * Documentation/design.rst, "The kernel functions it relies on", lists
  * them and what is checked where.
  */
@@ -64,5 +66,11 @@ SFRAME_HOOK_TYPE(perf_event_fork, void (*)(struct task_struct *));
 #ifdef SFRAME_DECLARES_wake_up_new_task
 SFRAME_HOOK_TYPE(wake_up_new_task, void (*)(struct task_struct *));
 #endif
+
+/*
+ * Whether an observed function's prototype was asserted above.  attach.c
+ * checks the others against the running kernel's BTF before hooking them.
+ */
+#define SFRAME_CHECKED_AT_BUILD(func)	__is_defined(SFRAME_DECLARES_##func)
 
 #endif /* _SFRAME_HOOK_TYPES_H */

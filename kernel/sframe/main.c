@@ -104,6 +104,8 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 		seq_printf(s, "not loaded: %s: %llu\n", sframe_load_fail_names[i],
 			   st->load_failed[i]);
 	}
+	sframe_show(s, "hooks_unchecked", st->hooks_unchecked);
+	sframe_hooks_show(s);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sframe_stats);

@@ -74,6 +74,7 @@ struct sframe_stats {
 	u64 sidecars_rejected;
 	u64 sidecars_unloaded;
 	u64 sidecars_released;		/* while-mapped ones, with their entry */
+	u64 hooks_unchecked;		/* observers left off: prototype unchecked */
 };
 
 DECLARE_PER_CPU(struct sframe_stats, sframe_stats);
@@ -202,5 +203,6 @@ void sframe_bench_debugfs(struct dentry *dir);
 int sframe_attach(bool perf, bool stacktrace, bool deferred);
 void sframe_detach(void);
 bool sframe_deferred_hooked(void);
+void sframe_hooks_show(struct seq_file *s);
 
 #endif /* _SFRAME_UNWIND_H */
