@@ -87,9 +87,10 @@ void sframe_window_widen(struct sframe_window *w,
 }
 
 /*
- * The map after a rescan of @win: @old's ranges outside it, and @v's.
- * NULL when that is empty or cannot be had (counted): no range is better
- * than a stale one.
+ * The map after a rescan of @win: @old's ranges outside it, and @v's,
+ * whose files are charged to the mm's owner as it is now.  NULL when that
+ * is empty or cannot be had (counted): no range is better than a stale
+ * one.
  */
 struct sframe_map *sframe_map_build(struct sframe_mm *m,
 				    const struct sframe_map *old,
@@ -97,6 +98,7 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 				    const struct sframe_vma_snap *v,
 				    unsigned int nv)
 {
+	kuid_t owner = READ_ONCE(m->uid);
 	unsigned int i = 0, j = 0, n = 0, total = nv;
 	struct sframe_map *map;
 	size_t bytes;
@@ -127,9 +129,9 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 			map->r[n++] = *r;
 			i++;
 		} else {
-			sf = sframe_file_get(v[j].file, m->uid, m->mm);
+			sf = sframe_file_get(v[j].file, owner, m->mm);
 			if (sf) {
-				sframe_file_mapped(sf, v[j].file, m->uid);
+				sframe_file_mapped(sf, v[j].file, owner);
 				map->r[n++] = (struct sframe_range){
 					.start = v[j].start, .end = v[j].end,
 					.pgoff = v[j].pgoff, .file = sf,

@@ -82,7 +82,8 @@ void sframe_mm_forked(struct task_struct *child)
 	pm = sframe_mm_get(parent_mm, 0, 0, GLOBAL_ROOT_UID);
 	if (!pm)
 		return;
-	m = sframe_mm_alloc(mm, child->tgid, pm->uid, SFRAME_HOOK_GFP);
+	m = sframe_mm_alloc(mm, child->tgid, READ_ONCE(pm->uid),
+			    SFRAME_HOOK_GFP);
 	if (!m) {
 		sframe_count(map_alloc_failed);
 		goto out;

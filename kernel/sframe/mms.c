@@ -169,7 +169,11 @@ bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
 
 /*
  * [start, end) of @mm changed; with @gfp, create @mm's entry if it has
- * none.  From the hooks, under the mm's mmap_lock: no sleeping.
+ * none.  A change a task made (@tgid not 0) makes @uid, that task's
+ * owner, the one the mm's files are charged to from now on: a process
+ * that changes its uid without exec (a daemon giving up root) maps as
+ * the user it became, not as the one that created its entry.  From the
+ * hooks, under the mm's mmap_lock: no sleeping.
  */
 void sframe_mm_changed(struct mm_struct *mm, u64 start, u64 end,
 		       gfp_t gfp, pid_t tgid, kuid_t uid)
@@ -179,6 +183,8 @@ void sframe_mm_changed(struct mm_struct *mm, u64 start, u64 end,
 	if (!m)
 		return;
 	spin_lock(&m->lock);
+	if (tgid)
+		WRITE_ONCE(m->uid, uid);
 	write_seqcount_begin(&m->seq);
 	sframe_window_add(&m->changed, start, end);
 	write_seqcount_end(&m->seq);

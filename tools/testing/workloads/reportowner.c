@@ -4,10 +4,12 @@
  * to when UID maps FILE, which the module read before and which needs a
  * sidecar.  As root, watch /dev/sframe_unwind (SFRAME_IOC_WATCH); then a
  * child becomes UID and runs MAPPER, which must map FILE executable and
- * keep it (execmap hold FILE), until the report is read.  The module
- * reports the file from its rescan of MAPPER's mappings, in its own
- * worker.  Prints "owner N" and exits 0 when N is UID, 1 when it is
- * another; 2 on any other failure (no report for FILE within 10 s).
+ * keep it (execmap hold FILE), until the report is read.  MAPPER "-": the
+ * child maps FILE itself, without exec, in the mm it was forked with from
+ * root (a daemon that gives up root).  The module reports the file from
+ * its rescan of the mappings, in its own worker.  Prints "owner N" and
+ * exits 0 when N is UID, 1 when it is another; 2 on any other failure (no
+ * report for FILE within 10 s).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -16,7 +18,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,8 +30,24 @@
 
 #define REPORT_WAIT_MS	10000
 
-/* As @uid, run @argv: a process of its own, charged as @uid's. */
-static int run_as(uid_t uid, char **argv)
+/* As @uid, map @file executable and keep it, in this process. */
+static int map_and_hold(const char *file)
+{
+	int fd = open(file, O_RDONLY);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) ||
+	    mmap(NULL, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+		 0) == MAP_FAILED) {
+		perror(file);
+		return 2;
+	}
+	for (;;)
+		pause();
+}
+
+/* As @uid, run @argv (or map @file, for "-"), charged as @uid's. */
+static int run_as(uid_t uid, const char *file, char **argv)
 {
 	int null = open("/dev/null", O_WRONLY);
 
@@ -36,6 +56,8 @@ static int run_as(uid_t uid, char **argv)
 		perror("reportowner: setuid");
 		return 2;
 	}
+	if (!strcmp(argv[0], "-"))
+		return map_and_hold(file);
 	execv(argv[0], argv);
 	perror(argv[0]);
 	return 2;
@@ -90,7 +112,7 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		return 2;
 	if (!pid)
-		return run_as(uid, argv + 3);
+		return run_as(uid, argv[2], argv + 3);
 	owner = report_owner(watch, &st);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
