@@ -31,6 +31,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "textmap.h"
+
 #define JIT_LOOPS	1000000
 /* long enough for the module's worker to read the library's .sframe */
 #define SEEN_US		1000000
@@ -87,22 +89,6 @@ static void jit_caller_a(jit_fn fn)
 	keep_on_stack(pad);
 	jit_caller_b(fn);
 	keep_on_stack(pad);
-}
-
-/* The executable mapping of /proc/self/maps that holds addr. */
-static int text_of(uintptr_t addr, uintptr_t *start, uintptr_t *end)
-{
-	char line[512], perms[8];
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int found = 0;
-
-	if (!maps)
-		return 0;
-	while (!found && fgets(line, sizeof(line), maps))
-		found = sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", start, end, perms) == 3 &&
-			*start <= addr && addr < *end && perms[2] == 'x';
-	fclose(maps);
-	return found;
 }
 
 /* What the host check needs: the old text, the JIT code, the chain. */

@@ -37,6 +37,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "textmap.h"
+
 /* mt_recurse frames between mt_enter and mt_spin */
 #define MOVED_DEPTH	8
 /* generator steps of one mt_spin call: about a millisecond natively */
@@ -79,22 +81,6 @@ static void die(const char *what)
 {
 	perror(what);
 	_exit(2);
-}
-
-/* The executable mapping of /proc/self/maps that holds addr. */
-static int text_of(uintptr_t addr, uintptr_t *start, uintptr_t *end)
-{
-	char line[512], perms[8];
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int found = 0;
-
-	if (!maps)
-		return 0;
-	while (!found && fgets(line, sizeof(line), maps))
-		found = sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", start, end, perms) == 3 &&
-			*start <= addr && addr < *end && perms[2] == 'x';
-	fclose(maps);
-	return found;
 }
 
 /* fn's address and size in lib (its dynamic symbol); 0 if it has none. */
