@@ -89,12 +89,6 @@ static void *sframe_arg(struct sframe_hook_regs *regs, unsigned int n)
 }
 
 /*
- * Each observer with the prototype it reads, as the kernel's BTF must show
- * it where no header declared the function to the build (hook_types.h
- * asserts the same prototypes where one did).
- */
-
-/*
  * perf_event_mmap(vma), at the end of mmap_region() and mprotect_fixup();
  * or, on 5.10, whose kernel/events is built without ftrace,
  * vma_set_page_prot(vma), called there just before it.
@@ -110,6 +104,11 @@ static void sframe_observe_vma_free(struct sframe_hook_regs *regs)
 	sframe_vma_freed(sframe_arg(regs, 0));
 }
 
+/*
+ * Beside each observer, the prototype it reads, as the kernel's BTF must
+ * show it where no header declared the function to the build (hook_types.h
+ * asserts the same prototypes where one did).
+ */
 static const struct sframe_btf_proto sframe_vma_proto = SFRAME_BTF_PROTO(
 	SFRAME_BTF_VOID_TYPE(0),
 	SFRAME_BTF_STRUCT_TYPE(vm_area_struct, 1));
