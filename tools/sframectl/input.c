@@ -4,12 +4,14 @@
  * SFrame section out of it: a bare section with --raw, otherwise an ELF
  * object.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "sframectl.h"
@@ -170,10 +172,87 @@ int sframe_open(const char *path, char *msg, size_t msg_size)
 	return fd;
 }
 
+/* Write all of @data to @fd; 0, or -1 with errno set. */
+static int write_all(int fd, const unsigned char *data, size_t size)
+{
+	ssize_t n;
+
+	while (size) {
+		n = write(fd, data, size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		data += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A memory file holding @size bytes at @data, sealed against any change:
+ * what a generator child receives as its input, and nothing else of ours.
+ * Its descriptor (close-on-exec), or -1 with @msg saying why.
+ */
+int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
+			size_t msg_size)
+{
+	unsigned int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+			     F_SEAL_SEAL;
+	int fd;
+
+	fd = memfd_create("sframectl-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd >= 0 && !write_all(fd, data, size) &&
+	    !fcntl(fd, F_ADD_SEALS, seals))
+		return fd;
+	snprintf(msg, msg_size, "cannot seal its bytes for the generator: %s",
+		 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/*
+ * sframe_memfd_sealed() of @in's file bytes; @in then reads them through
+ * a read-only mapping of that file, so they are held once.  The
+ * descriptor, or -1 with @msg saying why (@in is unchanged).
+ */
+int sframe_input_seal(struct sframe_input *in, char *msg, size_t msg_size)
+{
+	void *map = NULL;
+	int fd;
+
+	fd = sframe_memfd_sealed(in->file, in->file_size, msg, msg_size);
+	if (fd < 0)
+		return -1;
+	/* Private: a shared mapping of a write-sealed file needs Linux 6.7. */
+	if (in->file_size) {
+		map = mmap(NULL, in->file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			snprintf(msg, msg_size, "cannot map its sealed bytes: %s",
+				 strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	if (in->bytes >= in->file && in->bytes < in->file + in->file_size)
+		in->bytes = (unsigned char *)map + (in->bytes - in->file);
+	if (!in->sealed)
+		free(in->file);
+	else if (in->file_size)
+		munmap(in->file, in->file_size);
+	in->file = map;
+	in->sealed = true;
+	return fd;
+}
+
 void sframe_input_free(struct sframe_input *in)
 {
 	free(in->copy);
-	free(in->file);
+	if (!in->sealed)
+		free(in->file);
+	else if (in->file_size)
+		munmap(in->file, in->file_size);
 	memset(in, 0, sizeof(*in));
 }
 

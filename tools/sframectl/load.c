@@ -21,11 +21,11 @@
 #include <sframe/arch.h>
 #include <sframe/ioctl.h>
 #include "load.h"
+#include "serve_gen.h"
 
-/* A section to load: from a sidecar file, or generated in memory. */
+/* A section to load: from a sidecar file, given or generated. */
 struct sidecar {
-	struct sframe_input in;		/* sidecar file, when there is one */
-	u8 *gen;			/* generated section, owned */
+	struct sframe_input in;		/* the sidecar file */
 	const u8 *data;
 	size_t size;
 	u64 vaddr;
@@ -35,7 +35,6 @@ struct sidecar {
 static void sidecar_free(struct sidecar *sc)
 {
 	sframe_input_free(&sc->in);
-	free(sc->gen);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -64,42 +63,75 @@ struct sidecar_bytes {
 };
 
 /*
+ * The sidecar file a generator child makes of @elf, whose bytes @obj
+ * holds (@fill: for what its own section leaves out), in @j: made as
+ * serve makes it, in a sandboxed program of its own, never in this
+ * process (which may be root's, and the file a user's).  0, or an exit
+ * status, said why.
+ */
+static int sidecar_generate(struct serve_gen_job *j, const char *elf,
+			    const struct sframe_input *obj, bool fill)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	enum serve_gen_end end;
+	int input;
+
+	input = sframe_memfd_sealed(obj->file, obj->file_size, msg,
+				    sizeof(msg));
+	if (input < 0) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+		return EXIT_USAGE;
+	}
+	end = serve_gen_start_translate(j, input, obj->file_size, fill);
+	close(input);
+	end = serve_gen_wait(j, end);
+	if (end == SERVE_GEN_DONE)
+		return 0;
+	if (end == SERVE_GEN_FAILED)
+		fprintf(stderr, "sframectl: %s: cannot generate SFrame: %.*s\n",
+			elf, serve_gen_printable(j), (char *)j->buf);
+	else if (end == SERVE_GEN_KILLED)
+		fprintf(stderr, "sframectl: %s: cannot generate SFrame: generator killed by signal %d\n",
+			elf, j->signal);
+	else
+		fprintf(stderr, "sframectl: %s: cannot generate SFrame: generator %s\n",
+			elf, serve_gen_end_str(end));
+	return end == SERVE_GEN_NOT_STARTED ? EXIT_USAGE : EXIT_INVALID;
+}
+
+/*
  * The section for @elf: @path's .sframe (read here, or @bytes when
- * given), or generated from @elf, whose bytes @obj holds (with @fill, for
- * what its own section leaves out).
+ * given), or that of the sidecar file generated from @elf, whose bytes
+ * @obj holds (with @fill, for what its own section leaves out).
  */
 static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 		       const struct sidecar_bytes *bytes,
 		       const struct sframe_input *obj, bool fill)
 {
+	struct serve_gen_job j = { .out = -1 };
 	char msg[SFRAME_MSG_MAX] = "";
+	struct sidecar_bytes made;
 	enum sframe_load_status st;
-	size_t size;
-	u64 vaddr;
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
 	if (!path) {
-		ret = sframe_gen_memory(elf, obj->file, obj->file_size, fill,
-					&sc->gen, &size, &vaddr, msg,
-					sizeof(msg));
+		ret = sidecar_generate(&j, elf, obj, fill);
 		if (ret) {
-			fprintf(stderr, "sframectl: %s: cannot generate SFrame: %s\n",
-				elf, msg);
+			serve_gen_free(&j);
 			return ret;
 		}
-		sc->data = sc->gen;
-		sc->size = size;
-		sc->vaddr = vaddr;
-		return 0;
+		made = (struct sidecar_bytes){ .data = j.buf, .size = j.len };
+		bytes = &made;
 	}
 	if (bytes)
-		st = sframe_input_load_mem(&sc->in, path, bytes->data,
+		st = sframe_input_load_mem(&sc->in, path ?: elf, bytes->data,
 					   bytes->size, msg, sizeof(msg));
 	else
 		st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
+	serve_gen_free(&j);
 	if (st != SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: %s: %s\n", path, msg);
+		fprintf(stderr, "sframectl: %s: %s\n", path ?: elf, msg);
 		sframe_input_free(&sc->in);
 		return st == SFRAME_LOAD_IO ? EXIT_USAGE : EXIT_INVALID;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "serve_gen.h"
 #include "sframectl.h"
 
 static void print_usage(FILE *out)
@@ -178,6 +179,9 @@ int main(int argc, char **argv)
 		return sframe_status_command(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "serve"))
 		return sframe_serve_command(argc - 1, argv + 1);
+	/* Not a command: how serve starts its generator children. */
+	if (!strcmp(argv[1], SERVE_GEN_CHILD_ARG))
+		serve_gen_child_main(argc, argv, serve_gen_modes);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		print_usage(stdout);

@@ -63,16 +63,6 @@
  * processes back to back.
  */
 #define SERVE_LOST_SWEEP_MS	1000
-/*
- * A child's budgets: wall-clock time (TCG included), CPU time, and
- * address space beyond what it inherits: a base plus a multiple of the
- * input's size; its result is at most what the module takes.
- */
-#define SERVE_GEN_WALL_MS	60000
-#define SERVE_GEN_CPU_SECONDS	60
-#define SERVE_GEN_MEMORY	(256ULL << 20)
-#define SERVE_GEN_MEMORY_PER_BYTE 32
-#define SERVE_GEN_OUT_MAX	(64U << 20)
 
 /*
  * A file already handled, by identity (serve_seen.c).  The identity says
@@ -109,7 +99,6 @@ struct serve_work {
 	bool fill;
 	bool swept;			/* a sweep found it */
 	uid_t owner;			/* whose share it counts against */
-	struct serve_gen_input in;	/* the child's: obj's bytes */
 	char name[PATH_MAX];
 	struct serve_cache_key key;	/* its cache entry */
 };

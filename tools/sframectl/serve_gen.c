@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One generator job of sframectl serve: a child forked with the input
- * already in memory, confined (sandbox.c) before it touches it, that
- * writes its result to a pipe (serve_gen_translate(): a sidecar file).  The parent bounds the child's wall-clock
- * time and the bytes it takes back, and reaps it however it ends; what
- * the bytes are worth is for the caller to check.
+ * One generator job of sframectl serve: a child that executes the program
+ * afresh (so it inherits no byte of the parent's memory), receives its
+ * input as a descriptor, is confined (sandbox.c) before it touches it,
+ * and writes its result to a pipe (serve_gen_translate(): a sidecar
+ * file).  The parent bounds the child's wall-clock time and the bytes it
+ * takes back, and reaps it however it ends; what the bytes are worth is
+ * for the caller to check.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "serve_gen.h"
@@ -31,89 +35,76 @@ long long serve_gen_now(void)
 }
 
 /*
- * An address space limit for a child forked now: what it inherits from
- * us (RLIMIT_AS counts it all), plus @extra bytes.
+ * In the forked child, before anything else: input on descriptor 0, the
+ * result pipe @out on 1, stderr kept, every other descriptor closed, no
+ * signal blocked; then this program again, as a generator child.
  */
-rlim_t serve_gen_address_space(unsigned long long extra)
+static _Noreturn void serve_gen_exec(int input, int out, char *argv[])
 {
-	unsigned long long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "re");
+	int in = -1;
+	sigset_t none;
 
-	if (f) {
-		if (fscanf(f, "%llu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	return pages * sysconf(_SC_PAGESIZE) + extra;
-}
-
-/*
- * In the child, confined: translate @arg (a struct serve_gen_input) and
- * write the sidecar file gen -o writes, or why there is none.  0 or not.
- */
-int serve_gen_translate(void *arg, int out)
-{
-	const struct serve_gen_input *in = arg;
-	char msg[SFRAME_MSG_MAX] = "";
-	size_t size, done = 0;
-	u8 *data;
-	ssize_t n;
-	int ret;
-
-	ret = sframe_gen_file(in->name, in->file, in->file_size, in->fill,
-			      &data, &size, msg, sizeof(msg));
-	if (ret) {
-		data = (u8 *)msg;
-		size = strlen(msg);
-	}
-	while (done < size) {
-		n = write(out, data + done, size - done);
-		if (n <= 0)
-			return -1;
-		done += n;
-	}
-	return ret;
-}
-
-/* In the child: confine, work, and never return to the caller's code. */
-static _Noreturn void serve_gen_child(int out,
-				      const struct sandbox_limits *lim,
-				      serve_gen_work work, void *arg)
-{
-	char msg[SFRAME_MSG_MAX];
-	int ret, len;
-
-	ret = sandbox_enter(out, lim);
-	if (ret) {
-		len = snprintf(msg, sizeof(msg), "cannot enter the sandbox: %s",
-			       strerror(-ret));
-		if (write(out, msg, len) < 0)
-			_exit(EXIT_USAGE);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Both above 2 first: neither may be where the other goes. */
+	out = fcntl(out, F_DUPFD, 3);
+	if (input >= 0)
+		in = fcntl(input, F_DUPFD, 3);
+	if (out < 0 || dup2(out, 1) < 0)
 		_exit(EXIT_USAGE);
+	if (input >= 0 && (in < 0 || dup2(in, 0) < 0))
+		serve_gen_refuse(1, "cannot pass the input", errno);
+	if (input < 0)
+		close(0);
+	if (syscall(__NR_close_range, 3, ~0U, 0)) {
+		long fd, max = sysconf(_SC_OPEN_MAX);
+
+		/* Before Linux 5.9: one by one. */
+		for (fd = 3; fd < (max > 0 ? max : 1024); fd++)
+			close(fd);
 	}
-	/* _exit(): nothing of the parent's (stdio buffers) is flushed. */
-	_exit(work(arg, out) ? EXIT_INVALID : 0);
+	execv("/proc/self/exe", argv);
+	serve_gen_refuse(1, "cannot execute /proc/self/exe", errno);
 }
 
 /*
- * Run @work(@arg) in a confined child with the limits @lim, for at most
- * @wall_ms milliseconds, taking back at most @max bytes.  The caller
- * polls j->out and calls serve_gen_read() when it is readable, and
- * serve_gen_expire() when j->deadline has passed.
+ * Run this program again as a generator child in its sandbox, in mode
+ * @args[0] with the words after it, reading @input (a descriptor, or -1),
+ * for at most @wall_ms milliseconds, taking back at most @max bytes.
+ * @lim bounds its CPU time and the address space it may add to what it
+ * holds when it enters the sandbox (its program and its input).  The
+ * caller may close @input once this returns, polls j->out and calls
+ * serve_gen_read() when it is readable, and serve_gen_expire() when
+ * j->deadline has passed.
  */
 enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 				   const struct sandbox_limits *lim,
-				   unsigned int wall_ms, size_t max,
-				   serve_gen_work work, void *arg)
+				   unsigned int wall_ms, size_t max, int input,
+				   const char *const args[])
 {
+	char cpu[24], space[24], *argv[SERVE_GEN_ARGS_MAX + 5];
+	unsigned int i;
 	int p[2];
 
 	*j = (struct serve_gen_job){ .out = -1, .max = max };
+	snprintf(cpu, sizeof(cpu), "%llu", (unsigned long long)lim->cpu_seconds);
+	snprintf(space, sizeof(space), "%llu",
+		 (unsigned long long)lim->address_space);
+	argv[0] = "sframectl";
+	argv[1] = SERVE_GEN_CHILD_ARG;
+	argv[2] = cpu;
+	argv[3] = space;
+	for (i = 0; args[i]; i++) {
+		if (i == SERVE_GEN_ARGS_MAX)
+			return SERVE_GEN_NOT_STARTED;
+		argv[4 + i] = (char *)args[i];
+	}
+	argv[4 + i] = NULL;
 	if (pipe2(p, O_CLOEXEC))
 		return SERVE_GEN_NOT_STARTED;
 	j->pid = fork();
 	if (j->pid == 0)
-		serve_gen_child(p[1], lim, work, arg);
+		serve_gen_exec(input, p[1], argv);
 	close(p[1]);
 	if (j->pid < 0) {
 		j->pid = 0;
@@ -124,6 +115,29 @@ enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 	fcntl(j->out, F_SETFL, O_NONBLOCK);
 	j->deadline = serve_gen_now() + wall_ms;
 	return SERVE_GEN_RUNNING;
+}
+
+/*
+ * Start translating @input (a descriptor of @input_size bytes; @fill:
+ * gen --fill) in a child with a translation's budgets; its result is the
+ * sidecar file gen -o writes, or why there is none.
+ */
+enum serve_gen_end serve_gen_start_translate(struct serve_gen_job *j,
+					     int input, size_t input_size,
+					     bool fill)
+{
+	struct sandbox_limits lim = {
+		.cpu_seconds = SERVE_GEN_CPU_SECONDS,
+		.address_space = SERVE_GEN_MEMORY + SERVE_GEN_MEMORY_PER_BYTE *
+				 (unsigned long long)input_size,
+	};
+	const char *args[3];
+
+	args[0] = "translate";
+	args[1] = fill ? "fill" : "whole";
+	args[2] = NULL;
+	return serve_gen_start(j, &lim, SERVE_GEN_WALL_MS, SERVE_GEN_OUT_MAX,
+			       input, args);
 }
 
 /* Kill the child if it still runs and reap it; what its status says. */
@@ -182,6 +196,24 @@ enum serve_gen_end serve_gen_read(struct serve_gen_job *j)
 	}
 }
 
+/* Wait for the job @j, started as @end, to end; how it did. */
+enum serve_gen_end serve_gen_wait(struct serve_gen_job *j,
+				  enum serve_gen_end end)
+{
+	struct pollfd p;
+	long long left;
+
+	while (end == SERVE_GEN_RUNNING) {
+		left = j->deadline - serve_gen_now();
+		p = (struct pollfd){ .fd = j->out, .events = POLLIN };
+		if (poll(&p, 1, left > 0 ? (int)left : 0) > 0)
+			end = serve_gen_read(j);
+		if (end == SERVE_GEN_RUNNING)
+			end = serve_gen_expire(j, serve_gen_now());
+	}
+	return end;
+}
+
 /* Past its budget at @now: killed and reaped. */
 enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 {
@@ -189,6 +221,20 @@ enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 		return SERVE_GEN_RUNNING;
 	serve_gen_reap(j, true);
 	return SERVE_GEN_OVER_TIME;
+}
+
+/*
+ * What a failed child wrote, made fit for a log line (no control
+ * character, no newline); how many of its bytes to print.
+ */
+int serve_gen_printable(struct serve_gen_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->len; i++)
+		if (j->buf[i] < 0x20 || j->buf[i] >= 0x7f)
+			j->buf[i] = '?';
+	return j->len < SFRAME_MSG_MAX ? (int)j->len : SFRAME_MSG_MAX;
 }
 
 /* The service ends: no child outlives it. */

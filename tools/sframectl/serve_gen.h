@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The service's generator children: the job that runs, bounds and reaps
- * one in its sandbox (sandbox.h), and the translation it runs
- * (serve_gen.c).
+ * The service's generator children: the job that starts one as a program
+ * of its own, bounds and reaps it (serve_gen.c), and the child's side
+ * that enters its sandbox (sandbox.h) and translates (serve_gen_child.c).
  */
 #ifndef _SFRAMECTL_SERVE_GEN_H
 #define _SFRAMECTL_SERVE_GEN_H
@@ -14,6 +14,18 @@
 
 #include "sandbox.h"
 #include "sframectl.h"
+
+/*
+ * A translation's budgets: wall-clock time (TCG included), CPU time, and
+ * address space beyond what the child holds at its start (its program
+ * and its input): a base plus a multiple of the input's size; its result
+ * is at most what the module takes.
+ */
+#define SERVE_GEN_WALL_MS	60000
+#define SERVE_GEN_CPU_SECONDS	60
+#define SERVE_GEN_MEMORY	(256ULL << 20)
+#define SERVE_GEN_MEMORY_PER_BYTE 32
+#define SERVE_GEN_OUT_MAX	(64U << 20)
 
 /* How a job ended; SERVE_GEN_RUNNING until it has. */
 enum serve_gen_end {
@@ -27,20 +39,37 @@ enum serve_gen_end {
 };
 
 /*
- * The child's work, in the sandbox: write the result to @out and return
- * 0, or write why not and return non-zero.
+ * The argument that makes sframectl (or a test program) a generator
+ * child: serve_gen_start() executes the program again with it, so that the
+ * child holds nothing of its parent's memory, other files' bytes included.
  */
-typedef int (*serve_gen_work)(void *arg, int out);
+#define SERVE_GEN_CHILD_ARG	"--generator-child"
+#define SERVE_GEN_ARGS_MAX	8	/* a mode and the words after it */
 
-/* What serve_gen_translate() translates: a file's bytes, in memory. */
-struct serve_gen_input {
-	const char *name;		/* for messages */
-	const u8 *file;
-	size_t file_size;
-	bool fill;			/* gen --fill */
+/* What an executed child has: its input, mapped read-only, and its words. */
+struct serve_gen_child {
+	const u8 *input;		/* descriptor 0's bytes; NULL if none */
+	size_t input_size;
+	char **args;			/* after the mode's name; NULL-ended */
 };
 
-int serve_gen_translate(void *arg, int out);
+/*
+ * A child's work, in the sandbox: write the result to @out and return 0,
+ * or write why not and return non-zero.
+ */
+typedef int (*serve_gen_work)(const struct serve_gen_child *c, int out);
+
+struct serve_gen_mode {
+	const char *name;
+	serve_gen_work work;
+};
+
+/* "translate fill|whole": gen's sidecar file of the input. */
+int serve_gen_translate(const struct serve_gen_child *c, int out);
+extern const struct serve_gen_mode serve_gen_modes[];
+_Noreturn void serve_gen_child_main(int argc, char **argv,
+				    const struct serve_gen_mode *modes);
+_Noreturn void serve_gen_refuse(int out, const char *what, int err);
 
 struct serve_gen_job {
 	pid_t pid;			/* 0: no child */
@@ -53,14 +82,19 @@ struct serve_gen_job {
 };
 
 long long serve_gen_now(void);
-rlim_t serve_gen_address_space(unsigned long long extra);
 enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 				   const struct sandbox_limits *lim,
-				   unsigned int wall_ms, size_t max,
-				   serve_gen_work work, void *arg);
+				   unsigned int wall_ms, size_t max, int input,
+				   const char *const args[]);
+enum serve_gen_end serve_gen_start_translate(struct serve_gen_job *j,
+					     int input, size_t input_size,
+					     bool fill);
+enum serve_gen_end serve_gen_wait(struct serve_gen_job *j,
+				  enum serve_gen_end end);
 enum serve_gen_end serve_gen_read(struct serve_gen_job *j);
 enum serve_gen_end serve_gen_expire(struct serve_gen_job *j,
 				    long long now);
+int serve_gen_printable(struct serve_gen_job *j);
 void serve_gen_stop(struct serve_gen_job *j);
 void serve_gen_free(struct serve_gen_job *j);
 const char *serve_gen_end_str(enum serve_gen_end end);

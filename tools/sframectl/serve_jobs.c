@@ -35,16 +35,6 @@ void serve_loaded(struct serve *s, size_t seen, int ret,
 	s->seen.rec[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
 }
 
-/* The child's words fit for our log: no control character, no newline. */
-static void serve_printable(unsigned char *text, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (text[i] < 0x20 || text[i] >= 0x7f)
-			text[i] = '?';
-}
-
 /*
  * Worker @w's job has ended as @end: check and load its result, then
  * cache it.  It came from untrusted code: the load checks it as load
@@ -82,10 +72,8 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 		}
 		break;
 	case SERVE_GEN_FAILED:
-		serve_printable(w->gen.buf, w->gen.len);
 		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %.*s\n",
-			w->name, (int)(w->gen.len < SFRAME_MSG_MAX ?
-				       w->gen.len : SFRAME_MSG_MAX),
+			w->name, serve_gen_printable(&w->gen),
 			(char *)w->gen.buf);
 		fail = SFRAME_SERVE_NO_SFRAME;
 		break;
@@ -132,9 +120,10 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 			   const struct sframe_code *code, bool fill,
 			   const struct serve_cache_key *key)
 {
-	struct sandbox_limits lim = { .cpu_seconds = SERVE_GEN_CPU_SECONDS };
+	char msg[SFRAME_MSG_MAX] = "";
 	struct serve_work *w = s->work;
 	enum serve_gen_end end;
+	int input;
 
 	while (w < s->work + s->jobs && w->gen.pid)
 		w++;
@@ -154,16 +143,17 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 	w->owner = owner;
 	snprintf(w->name, sizeof(w->name), "%s", name);
 	w->key = *key;
-	lim.address_space = serve_gen_address_space(SERVE_GEN_MEMORY +
-		SERVE_GEN_MEMORY_PER_BYTE * (unsigned long long)w->obj.file_size);
-	w->in = (struct serve_gen_input){
-		.name = w->name, .file = w->obj.file,
-		.file_size = w->obj.file_size, .fill = fill,
-	};
 	s->running++;
 	s->running_swept += swept;
-	end = serve_gen_start(&w->gen, &lim, SERVE_GEN_WALL_MS,
-			      SERVE_GEN_OUT_MAX, serve_gen_translate, &w->in);
+	/* The child gets this file's bytes, sealed, and nothing else of ours. */
+	input = sframe_input_seal(&w->obj, msg, sizeof(msg));
+	if (input < 0)
+		fprintf(stderr, "sframectl: serve: %s: %s\n", w->name, msg);
+	end = input < 0 ? SERVE_GEN_NOT_STARTED :
+	      serve_gen_start_translate(&w->gen, input, w->obj.file_size,
+					fill);
+	if (input >= 0)
+		close(input);
 	if (end != SERVE_GEN_RUNNING || w->fd < 0)
 		serve_job_end(s, w, SERVE_GEN_NOT_STARTED);
 }

@@ -31,6 +31,7 @@ struct sframe_input {
 	const char *path;
 	unsigned char *file;		/* whole file, owned */
 	size_t file_size;
+	bool sealed;			/* file maps sframe_input_seal()'s */
 	unsigned char *bytes;		/* the section: in file, or owned copy */
 	size_t size;
 	unsigned char *copy;		/* owned relocated copy, if any */
@@ -65,6 +66,9 @@ enum sframe_load_status sframe_input_load_mem(struct sframe_input *in,
 					      size_t size, char *msg,
 					      size_t msg_size);
 int sframe_open(const char *path, char *msg, size_t msg_size);
+int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
+			size_t msg_size);
+int sframe_input_seal(struct sframe_input *in, char *msg, size_t msg_size);
 void sframe_input_free(struct sframe_input *in);
 
 enum sframe_load_status sframe_elf_extract(struct sframe_input *in,

@@ -22,6 +22,8 @@
  *   FAKEDEV_OVERFLOW each SFRAME_IOC_REPORT_MAPPED is answered with a
  *                    report that reports were lost, as from a user who
  *                    maps files faster than the service reads reports
+ *   (FAKEDEV_LOG also gets "child MODE WORD..." from each generator child
+ *   sframectl starts, as the child is loaded, before its sandbox.)
  *   FAKEDEV_GROW     a file that grows by 1 MiB when the process first
  *                    seeks a descriptor of it to its start (as serve
  *                    does right before it reads a file reported to it)
@@ -395,4 +397,23 @@ int ioctl(int fd, unsigned long request, ...)
 		return watch_reports();
 	errno = ENOTTY;
 	return -1;
+}
+
+/*
+ * A generator child (sframectl executed again with --generator-child
+ * CPU SPACE MODE WORD...) is logged as it starts: which process made a
+ * sidecar is part of what the test checks.
+ */
+__attribute__((constructor))
+static void child_started(int argc, char **argv)
+{
+	char line[512];
+	size_t len = 0;
+	int i;
+
+	if (argc < 5 || strcmp(argv[1], "--generator-child"))
+		return;
+	for (i = 4; i < argc && len < sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - len, " %s", argv[i]);
+	log_line("child%s\n", line);
 }

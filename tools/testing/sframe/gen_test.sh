@@ -412,19 +412,4 @@ ok $? "gen --fill deep-static: no function of the sidecar in the object's own se
 	cmp -s "$TMP/nofill" "$TMP/plain"
 ok $? "gen --fill on an object without SFrame: the same sidecar as without"
 
-# load --system --dry-run: everything but the module, so no device needed.
-# Two objects with .eh_frame only (nosframe), one with SFrame of its own
-# (v3), and a text file, which is not counted as an object.
-W=$FXW
-mkdir -p "$TMP/sys"
-cp "$W/nosframe/deep" "$W/nosframe/libdeepso.so" "$TMP/sys/"
-cp "$W/v3-binutils-2.47/deep" "$TMP/sys/deep-v3"
-echo "not an object" > "$TMP/sys/README"
-"$SFRAMECTL" load --system --dry-run "$TMP/sys" >"$TMP/out" 2>"$TMP/err"
-st=$?
-grep -q "^3 ELF objects: 2 sidecars made, dry run ([0-9]* FDEs, [0-9]* bytes), 1 have their own SFrame" "$TMP/out"
-ok $(($? || st)) "load --system --dry-run: 2 made, 1 with its own SFrame (exit $st): $(cat "$TMP/out")"
-"$SFRAMECTL" load --system --dry-run "$TMP/does-not-exist" >"$TMP/out" 2>"$TMP/err"
-ok $(($? != 1)) "load --system --dry-run on nothing: exit 1"
-
 tap_done

@@ -3,7 +3,9 @@
 #
 # sframectl load and unload without the module: fakedev.so stands in for
 # /dev/sframe_unwind and logs what each ioctl is handed.  The object is
-# opened once, and the descriptor handed over is that file even when
+# opened once, its sidecar is made by a generator child (sframectl
+# executed again, never load itself), and the descriptor handed over is
+# that file even when
 # another is renamed over its path right after the open; the build ID
 # handed over is the file's (or, with --force, the one a mismatching
 # sidecar was made for); the module's -ESTALE gets a message that says
@@ -62,15 +64,18 @@ fake() {
 	touch "$TMP/log"
 }
 
-# 1. gen in memory: one open, the file's descriptor, its build ID, and
-# the very section gen makes.
+# 1. Generated: one open, the file's descriptor, its build ID, and the
+# very section gen makes, made by one generator child (not by load, which
+# is root's).
 "$SFRAMECTL" gen --raw -o "$TMP/a.raw" "$A" || echo "# gen --raw failed"
 FAKEDEV_WATCH=$A fake load "$A"
 [ $st = 0 ] && grep -q "^$A: loaded" "$TMP/out" &&
 	[ "$(grep -c '^open ' "$TMP/log")" = 1 ] &&
 	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A reserved=0$" "$TMP/log" &&
-	cmp -s "$TMP/data" "$TMP/a.raw"
-ok $? "load ELF: one open, its descriptor, its build ID, gen's section (exit $st)"
+	cmp -s "$TMP/data" "$TMP/a.raw" &&
+	[ "$(grep -c '^child ' "$TMP/log")" = 1 ] &&
+	grep -qx "child translate whole" "$TMP/log"
+ok $? "load ELF: one open, its descriptor, its build ID, gen's section, made by a generator child (exit $st)"
 
 # 2. The file replaced right after sframectl opened it: everything it
 # hands over is still the opened file's.
@@ -132,8 +137,9 @@ ok $? "a FIFO at the path: refused without blocking (exit $st)"
 fake load --system --dry-run "$TMP/objs"
 cat "$TMP/out"
 [ $st = 0 ] && grep -q "^3 ELF objects: 3 sidecars made, dry run" "$TMP/out" &&
-	[ ! -s "$TMP/log" ]
-ok $? "load --system --dry-run: 3 of 3 made, no ioctl (exit $st)"
+	[ "$(grep -c '^child translate ' "$TMP/log")" = 3 ] &&
+	! grep -qv '^child ' "$TMP/log"
+ok $? "load --system --dry-run: 3 of 3 made, each by a child, no ioctl (exit $st)"
 
 # 11. --system: each object loaded through its own descriptor, and the
 # vDSO's section without one.
@@ -421,5 +427,19 @@ LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_MAPPED=$A FAKEDEV_OVERFLOW=1 \
 sweeps=$(grep -c '^report-mapped ' "$TMP/log")
 [ "$sweeps" -ge 2 ] && [ "$sweeps" -le 5 ]
 ok $? "serve: reports lost at every sweep: $sweeps sweeps in 3 s, one a second at most"
+
+# 28. load --system --dry-run counts what it met: two objects with
+# .eh_frame only (nosframe), one with SFrame of its own (v3), and a text
+# file, which is not an object; and a directory that is not there.
+FXW=$(cd "$(dirname "$0")/../workloads/x86_64" && pwd)
+mkdir -p "$TMP/sys"
+cp "$FXW/nosframe/deep" "$FXW/nosframe/libdeepso.so" "$TMP/sys/"
+cp "$FXW/v3-binutils-2.47/deep" "$TMP/sys/deep-v3"
+echo "not an object" >"$TMP/sys/README"
+fake load --system --dry-run "$TMP/sys"
+grep -q "^3 ELF objects: 2 sidecars made, dry run ([0-9]* FDEs, [0-9]* bytes), 1 have their own SFrame" "$TMP/out"
+ok $(($? || st)) "load --system --dry-run: 2 made, 1 with its own SFrame (exit $st): $(head -1 "$TMP/out")"
+fake load --system --dry-run "$TMP/does-not-exist"
+ok $(($st != 1)) "load --system --dry-run on nothing: exit 1"
 
 tap_done

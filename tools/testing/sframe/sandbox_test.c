@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The confinement of sframectl serve's generator children holds: in the
- * sandbox a child has one descriptor, no privilege and no way out (open,
+ * The confinement of sframectl serve's generator children holds: a child
+ * is this program executed again, holding none of its parent's memory; in
+ * the sandbox it has one descriptor, no privilege and no way out (open,
  * socket, execve, an i386 system call where the kernel has that entry:
  * SIGSYS); one that loops is killed at its wall-clock budget, one that
  * allocates past its address space fails cleanly, one that writes too
@@ -26,6 +27,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,6 +43,8 @@
 #define TEST_NR_MAX	1024		/* system call numbers tried */
 #define TEST_PIPE	5		/* a child's result pipe, in the filter */
 #define TEST_ALLOWED_MAX	16		/* more allowed: the filter is open */
+#define TEST_SECRET	(1 << 20)	/* bytes the parent holds */
+#define TEST_NEEDLE	64		/* of which the child is searched for */
 
 #if defined(__x86_64__)
 #define TEST_FOREIGN_ARCH	AUDIT_ARCH_I386
@@ -57,46 +61,49 @@ static struct sandbox_limits limits;
 static unsigned int ends[SERVE_GEN_NOT_STARTED + 1];
 static unsigned int refusals;		/* test_refused() runs */
 
-/* Wait for the job @j, started as @end, to end, as serve does. */
+/* Wait for the job @j, started as @end, to end; count how it did. */
 static enum serve_gen_end finish(struct serve_gen_job *j,
 				 enum serve_gen_end end)
 {
-	struct pollfd p;
-
-	while (end == SERVE_GEN_RUNNING) {
-		p = (struct pollfd){ .fd = j->out, .events = POLLIN };
-		if (poll(&p, 1, 20) > 0)
-			end = serve_gen_read(j);
-		if (end == SERVE_GEN_RUNNING)
-			end = serve_gen_expire(j, serve_gen_now());
-	}
+	end = serve_gen_wait(j, end);
 	ends[end]++;
 	return end;
 }
 
-/* Run @work(@arg) in the sandbox to its end; the job, for its output. */
-static enum serve_gen_end run(struct serve_gen_job *j, serve_gen_work work,
-			      void *arg, unsigned int wall_ms, size_t max)
+/* Start this program as a child in @mode, reading @input (or -1). */
+static enum serve_gen_end start(struct serve_gen_job *j, const char *mode,
+				int input, unsigned int wall_ms, size_t max)
 {
-	return finish(j, serve_gen_start(j, &limits, wall_ms, max, work, arg));
+	const char *args[2];
+
+	args[0] = mode;
+	args[1] = NULL;
+	return serve_gen_start(j, &limits, wall_ms, max, input, args);
 }
 
-static int say_hello(void *arg, int out)
+/* Run @mode in the sandbox to its end; the job, for its output. */
+static enum serve_gen_end run(struct serve_gen_job *j, const char *mode,
+			      unsigned int wall_ms, size_t max)
+{
+	return finish(j, start(j, mode, -1, wall_ms, max));
+}
+
+static int say_hello(const struct serve_gen_child *c, int out)
 {
 	return write(out, "hello", 5) == 5 ? 0 : 1;
 }
 
-static int try_open(void *arg, int out)
+static int try_open(const struct serve_gen_child *c, int out)
 {
 	return open("/etc/passwd", O_RDONLY) < 0 ? 2 : 0;
 }
 
-static int try_socket(void *arg, int out)
+static int try_socket(const struct serve_gen_child *c, int out)
 {
 	return socket(AF_UNIX, SOCK_STREAM, 0) < 0 ? 2 : 0;
 }
 
-static int try_execve(void *arg, int out)
+static int try_execve(const struct serve_gen_child *c, int out)
 {
 	static char * const argv[] = { "/bin/true", NULL };
 
@@ -104,9 +111,10 @@ static int try_execve(void *arg, int out)
 	return 2;
 }
 
-static int try_stdout(void *arg, int out)
+/* Descriptor 1 is the pipe in the child: stderr is not. */
+static int try_stderr(const struct serve_gen_child *c, int out)
 {
-	return write(1, "x", 1) == 1 ? 0 : 2;
+	return write(2, "x", 1) == 1 ? 0 : 2;
 }
 
 #if defined(__x86_64__)
@@ -120,7 +128,7 @@ static long i386_getpid(void)
 }
 
 /* The filter's architecture check, in the sandbox. */
-static int try_i386(void *arg, int out)
+static int try_i386(const struct serve_gen_child *c, int out)
 {
 	i386_getpid();
 	return 2;
@@ -167,15 +175,23 @@ static int i386_entry(char *why, size_t size)
 #endif
 
 /* Until killed: by its budget, or while the parent looks at it. */
-static int loop(void *arg, int out)
+static int loop(const struct serve_gen_child *c, int out)
 {
 	for (;;)
 		;
 	return 0;
 }
 
+/* Say it is in its sandbox, then loop until killed. */
+static int wait_killed(const struct serve_gen_child *c, int out)
+{
+	if (write(out, "r", 1) != 1)
+		return 1;
+	return loop(c, out);
+}
+
 /* Allocate and touch past the address space allowed; say what came of it. */
-static int allocate(void *arg, int out)
+static int allocate(const struct serve_gen_child *c, int out)
 {
 	size_t size = 2 * TEST_MEMORY;
 	char *p = malloc(size);
@@ -186,7 +202,7 @@ static int allocate(void *arg, int out)
 	return 0;
 }
 
-static int flood(void *arg, int out)
+static int flood(const struct serve_gen_child *c, int out)
 {
 	static const char page[4096];
 
@@ -241,7 +257,7 @@ static void test_confined(void)
 	pid_t pid;
 	bool root = !geteuid();
 
-	serve_gen_start(&j, &limits, TEST_WALL_MS, TEST_OUT_MAX, loop, NULL);
+	start(&j, "loop", -1, TEST_WALL_MS, TEST_OUT_MAX);
 	for (i = 0; i < 500; i++) {
 		proc_status(j.pid, "Seccomp", seccomp, sizeof(seccomp));
 		if (!strcmp(seccomp, "2"))
@@ -271,13 +287,13 @@ static void test_confined(void)
 	       "stopped: killed and reaped");
 }
 
-static void test_refused(const char *what, serve_gen_work work, int sig)
+static void test_refused(const char *what, const char *mode, int sig)
 {
 	struct serve_gen_job j;
 	enum serve_gen_end end;
 
 	refusals++;
-	end = run(&j, work, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	end = run(&j, mode, TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_KILLED && j.signal == sig,
 	       "%s in the sandbox: killed by signal %d (%s, signal %d)", what,
 	       sig, serve_gen_end_str(end), j.signal);
@@ -292,7 +308,7 @@ static void test_i386(void)
 	int entry = i386_entry(why, sizeof(why));
 
 	if (entry > 0)
-		test_refused("an i386 system call", try_i386, SIGSYS);
+		test_refused("an i386 system call", "i386", SIGSYS);
 	else if (!entry)
 		tap_skip("an i386 system call in the sandbox", "%s", why);
 	else
@@ -420,27 +436,33 @@ static void test_filter(void)
 /* The generator, confined, on @path: a sidecar the parent accepts. */
 static void test_generator(const char *path)
 {
+	const char *args[3];
 	char msg[SFRAME_MSG_MAX] = "";
 	struct serve_gen_job j;
 	struct sframe_code code;
 	enum serve_gen_end end;
-	struct serve_gen_input in;
 	struct sframe_input obj;
 	long long t;
+	int input = -1;
 
-	if (sframe_input_load(&obj, path, true, msg, sizeof(msg)) ||
-	    sframe_elf_code(obj.file, obj.file_size, &code, msg,
-			    sizeof(msg))) {
+	/* Its bytes, as the service hands them to a child: sealed. */
+	if (!sframe_input_load(&obj, path, true, msg, sizeof(msg)) &&
+	    !sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			     sizeof(msg)))
+		input = sframe_input_seal(&obj, msg, sizeof(msg));
+	if (input < 0) {
 		tap_ok(false, "%s: %s", path, msg);
+		sframe_input_free(&obj);
 		return;
 	}
+	args[0] = "translate";
+	args[1] = "whole";
+	args[2] = NULL;
 	t = serve_gen_now();
-	in = (struct serve_gen_input){
-		.name = path, .file = obj.file, .file_size = obj.file_size,
-	};
-	limits.address_space = serve_gen_address_space(TEST_MEMORY +
-						       32 * obj.file_size);
-	end = run(&j, serve_gen_translate, &in, 60000, 64 << 20);
+	limits.address_space = TEST_MEMORY + 32 * obj.file_size;
+	end = finish(&j, serve_gen_start(&j, &limits, 60000, 64 << 20, input,
+					 args));
+	close(input);
 	t = serve_gen_now() - t;
 	tap_ok(end == SERVE_GEN_DONE, "%s translated in the sandbox (%s, %zu bytes, %lld ms)",
 	       path, serve_gen_end_str(end), j.len, t);
@@ -452,6 +474,113 @@ static void test_generator(const char *path)
 	sframe_input_free(&obj);
 }
 
+/*
+ * Does process @pid's readable memory hold the @len bytes at @needle?
+ * 1 yes, 0 no, -1 it cannot be read (@why says why).
+ */
+static int memory_holds(pid_t pid, const unsigned char *needle, size_t len,
+			char *why, size_t why_size)
+{
+	static unsigned char buf[1 << 20];
+	unsigned long long lo, hi, at;
+	char path[64], line[512], perm[8];
+	size_t keep, room, total;
+	int mem, found = 0;
+	ssize_t n;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "re");
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	if (!maps || mem < 0) {
+		snprintf(why, why_size, "%s: %s", path, strerror(errno));
+		if (maps)
+			fclose(maps);
+		if (mem >= 0)
+			close(mem);
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3 ||
+		    perm[0] != 'r')
+			continue;
+		/* Each region searched alone: a needle never spans two. */
+		for (at = lo, keep = 0; !found && at < hi; at += n) {
+			room = sizeof(buf) - keep;
+			n = pread(mem, buf + keep, hi - at < room ? hi - at : room,
+				  at);
+			if (n <= 0)
+				break;		/* [vvar] and the like */
+			total = keep + n;
+			found = memmem(buf, total, needle, len) != NULL;
+			/* The tail a needle that goes on might start in. */
+			keep = total < len ? total : len - 1;
+			memmove(buf, buf + total - keep, keep);
+		}
+	}
+	fclose(maps);
+	close(mem);
+	return found;
+}
+
+/*
+ * A child holds nothing of the parent's memory: bytes the parent holds
+ * while the child runs (another job's file, which may be another user's
+ * execute-only program) are nowhere in the child's.  The search is shown
+ * to work on the parent first.
+ */
+static void test_inherits_nothing(void)
+{
+	unsigned char *secret = malloc(TEST_SECRET);
+	struct serve_gen_job j;
+	struct pollfd p;
+	char why[160];
+	int held, mine;
+
+	if (!secret || getrandom(secret, TEST_SECRET, 0) != TEST_SECRET) {
+		tap_ok(false, "random bytes for the parent to hold: %s",
+		       strerror(errno));
+		free(secret);
+		return;
+	}
+	start(&j, "wait", -1, TEST_WALL_MS, TEST_OUT_MAX);
+	p = (struct pollfd){ .fd = j.out, .events = POLLIN };
+	held = poll(&p, 1, TEST_WALL_MS) == 1 ?
+	       memory_holds(j.pid, secret, TEST_NEEDLE, why, sizeof(why)) :
+	       -2;
+	mine = memory_holds(getpid(), secret, TEST_NEEDLE, why, sizeof(why));
+	serve_gen_free(&j);
+	if (held == -1)
+		tap_skip("the child's memory holds none of the parent's bytes",
+			 "this test may not read a sandboxed child's memory: %s",
+			 why);
+	else
+		tap_ok(mine == 1 && !held,
+		       "the child's memory holds none of the %d bytes the parent held when it started (found in the parent: %s; in the child: %s)",
+		       TEST_SECRET, mine == 1 ? "yes" : "no",
+		       held == -2 ? "it never said it was ready" :
+		       held ? "yes" : "no");
+	free(secret);
+}
+
+static const struct serve_gen_mode modes[] = {
+	{ "hello", say_hello },
+	{ "open", try_open },
+	{ "socket", try_socket },
+	{ "execve", try_execve },
+	{ "stderr", try_stderr },
+#if defined(__x86_64__)
+	{ "i386", try_i386 },
+#endif
+	{ "loop", loop },
+	{ "wait", wait_killed },
+	{ "allocate", allocate },
+	{ "flood", flood },
+	{ "translate", serve_gen_translate },
+	{ NULL, NULL },
+};
+
 int main(int argc, char **argv)
 {
 	struct serve_gen_job j;
@@ -459,29 +588,31 @@ int main(int argc, char **argv)
 	long long t;
 	pid_t pid;
 
+	if (argc > 1 && !strcmp(argv[1], SERVE_GEN_CHILD_ARG))
+		serve_gen_child_main(argc, argv, modes);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	limits = (struct sandbox_limits){
 		.cpu_seconds = 60,
-		.address_space = serve_gen_address_space(TEST_MEMORY),
+		.address_space = TEST_MEMORY,
 	};
-	end = run(&j, say_hello, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	end = run(&j, "hello", TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_DONE && j.len == 5 && !memcmp(j.buf, "hello", 5),
 	       "a child that writes its result: done, the parent has it (%s)",
 	       serve_gen_end_str(end));
 	serve_gen_free(&j);
 	test_confined();
-	test_refused("open()", try_open, SIGSYS);
-	test_refused("socket()", try_socket, SIGSYS);
-	test_refused("execve()", try_execve, SIGSYS);
-	test_refused("write() to stdout", try_stdout, SIGSYS);
+	test_inherits_nothing();
+	test_refused("open()", "open", SIGSYS);
+	test_refused("socket()", "socket", SIGSYS);
+	test_refused("execve()", "execve", SIGSYS);
+	test_refused("write() to stderr", "stderr", SIGSYS);
 #if defined(__x86_64__)
 	test_i386();
 #endif
 	test_filter();
 
 	t = serve_gen_now();
-	end = serve_gen_start(&j, &limits, TEST_LOOP_MS, TEST_OUT_MAX, loop,
-			      NULL);
+	end = start(&j, "loop", -1, TEST_LOOP_MS, TEST_OUT_MAX);
 	pid = j.pid;
 	end = finish(&j, end);
 	t = serve_gen_now() - t;
@@ -491,14 +622,14 @@ int main(int argc, char **argv)
 	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH, "and reaped");
 	serve_gen_free(&j);
 
-	end = run(&j, allocate, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	end = run(&j, "allocate", TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_FAILED && j.len == 13 &&
 	       !memcmp(j.buf, "out of memory", 13),
 	       "a child that allocates past RLIMIT_AS: malloc fails, it says so (%s)",
 	       serve_gen_end_str(end));
 	serve_gen_free(&j);
 
-	end = run(&j, flood, NULL, TEST_WALL_MS, TEST_OUT_MAX);
+	end = run(&j, "flood", TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_TOO_LARGE && j.len == TEST_OUT_MAX + 1,
 	       "a child that writes without end: cut off after %u bytes (%s)",
 	       TEST_OUT_MAX, serve_gen_end_str(end));
