@@ -534,7 +534,7 @@ int sframe_serve_command(int argc, char **argv)
 	struct pollfd pfd[2];
 	bool once = false;
 	sigset_t stop;
-	int i, ret = EXIT_USAGE;
+	int i, err, ret = EXIT_USAGE;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
@@ -568,13 +568,6 @@ int sframe_serve_command(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
 		return EXIT_USAGE;
-	ret = serve_cache_open(&s.cache, s.dir, cache_max_mb, &s.st.cache);
-	if (ret) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", s.dir,
-			strerror(-ret));
-		return EXIT_USAGE;
-	}
-	ret = EXIT_USAGE;
 	s.dev = sframe_open_device();
 	if (s.dev < 0)
 		return EXIT_USAGE;
@@ -589,6 +582,16 @@ int sframe_serve_command(int argc, char **argv)
 	s.lock = sframe_serve_lock(s.run_dir);
 	if (s.lock < 0)
 		goto out;
+	/*
+	 * Only the one service may open the cache: opening removes what an
+	 * unfinished write left, which a running service may be writing.
+	 */
+	err = serve_cache_open(&s.cache, s.dir, cache_max_mb, &s.st.cache);
+	if (err) {
+		fprintf(stderr, "sframectl: serve: %s: %s\n", s.dir,
+			strerror(-err));
+		goto out;
+	}
 	s.st.started = sframe_serve_clock();
 	serve_publish(&s, "scanning");
 	sigemptyset(&stop);

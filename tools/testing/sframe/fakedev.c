@@ -11,7 +11,8 @@
  *   FAKEDEV_WATCH    a path whose opens are logged ...
  *   FAKEDEV_REPLACE  ... and, right after the first, this file is renamed
  *                    over it: a file replaced between steps
- *   FAKEDEV_ERRNO    the errno the ioctls fail with (default: succeed)
+ *   FAKEDEV_ERRNO    the errno the ioctls fail with, SFRAME_IOC_WATCH's
+ *                    too (default: succeed)
  *   FAKEDEV_MAPPED   the files (PATH[:PATH...]) SFRAME_IOC_REPORT_MAPPED
  *                    reports, SFRAME_EVENT_F_SWEPT as the module's
  *   FAKEDEV_FRESH    the files reported as mapped now, right after them
@@ -394,7 +395,7 @@ int ioctl(int fd, unsigned long request, ...)
 		return answer();
 	}
 	if (request == SFRAME_IOC_WATCH)
-		return watch_reports();
+		return answer() ?: watch_reports();
 	errno = ENOTTY;
 	return -1;
 }

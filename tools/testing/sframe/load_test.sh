@@ -19,7 +19,8 @@
 # digest of the object's bytes and checked: one cut short is made again.
 # A file is read no further than its reported size and refused if it
 # changed meanwhile; one changed in place with its times set back is
-# digested again when mapped again; names are logged escaped.
+# digested again when mapped again; names are logged escaped; a second
+# serve refused leaves the running one's cache alone.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -441,5 +442,15 @@ grep -q "^3 ELF objects: 2 sidecars made, dry run ([0-9]* FDEs, [0-9]* bytes), 1
 ok $(($? || st)) "load --system --dry-run: 2 made, 1 with its own SFrame (exit $st): $(head -1 "$TMP/out")"
 fake load --system --dry-run "$TMP/does-not-exist"
 ok $(($st != 1)) "load --system --dry-run on nothing: exit 1"
+
+# 29. A second serve, started while one runs (the module lets one watch:
+# EBUSY), leaves the cache alone: opening it removes what an unfinished
+# write left, and the running service's write may be in flight.
+mkdir -p "$TMP/cache5"
+printf 'half' >"$TMP/cache5/.new-inflight"
+FAKEDEV_ERRNO=16 fake serve --once --cache "$TMP/cache5" --run-dir "$TMP/run"
+[ $st = 2 ] && grep -q "another sframectl serve is running" "$TMP/err" &&
+	[ -f "$TMP/cache5/.new-inflight" ]
+ok $? "a second serve is refused before it touches the cache: the running one's write stays (exit $st)"
 
 tap_done
