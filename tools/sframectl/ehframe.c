@@ -352,6 +352,10 @@ static int read_entries(struct gen *g, struct eh_cies *cies)
 					"malformed .eh_frame entry at offset 0x%llx: %s",
 					(unsigned long long)off, dwarf_errmsg(-1));
 		if (dwarf_cfi_cie_p(&e)) {
+			if (cies->n == GEN_MAX_CIES)
+				return gen_fail(g, EXIT_INVALID,
+						"more than the %u CIEs allowed",
+						GEN_MAX_CIES);
 			if (!add_cie(cies, off, &e.cie))
 				return gen_fail(g, EXIT_USAGE, "out of memory");
 			off = next;
@@ -410,7 +414,8 @@ static int read_entries(struct gen *g, struct eh_cies *cies)
 
 /*
  * Every FDE's range and instructions, at most GEN_MAX_FDES of them, each
- * of its CIE's at most GEN_MAX_CIE_PROGRAM bytes.
+ * of its CIE's at most GEN_MAX_CIE_PROGRAM bytes, of at most GEN_MAX_CIES
+ * CIEs.
  */
 static int collect_funcs(struct gen *g)
 {

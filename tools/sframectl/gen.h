@@ -45,6 +45,14 @@
 #define GEN_MAX_CIE_PROGRAM	4096U		/* a CIE's instruction bytes */
 #endif
 /*
+ * CIEs in .eh_frame (ld merges equal ones: a linked object has a few),
+ * each a row of the table its FDEs are found in, so that a .eh_frame of
+ * tiny CIEs is refused, not run out of memory on.
+ */
+#ifndef GEN_MAX_CIES
+#define GEN_MAX_CIES		(1U << 16)
+#endif
+/*
  * CFI instructions executed, CIEs' and FDEs' together: as many as
  * .eh_frame may have bytes, so that only FDEs executing their CIE's
  * instructions again (GEN_CIE_SLOTS, struct cfi_cie_state) reach it.

@@ -18,15 +18,19 @@
 #   cie-remember.so   CIE_FDES functions naming one CIE of 4095 bytes that
 #                     leaves a DW_CFA_remember_state row, which each FDE
 #                     then executes again
+#   cies-many.so      CIES functions, each FDE naming a CIE of its own
+#                     (each CIE's initial CFA offset differs, so that ld
+#                     merges none)
 #
 # usage: gen_inputs.sh OUTDIR     (FDES=81920 ROWS=32768 CIE_FDES=FDES/4
-#                                  by default)
+#                                  CIES=65537 by default)
 
 set -eu
 OUT=$1
 FDES=${FDES:-81920}
 ROWS=${ROWS:-32768}
 CIE_FDES=${CIE_FDES:-$((FDES / 4))}
+CIES=${CIES:-65537}
 mkdir -p "$OUT"
 
 # The usual x86-64 CIE up to its initial instructions (CFA rsp+8 follows
@@ -125,6 +129,36 @@ cie() {
 		"$OUT/cie-$1.s"
 }
 
+# cies: CIES functions of 16 bytes, each FDE (no rows) naming a CIE of
+# its own, the usual one but for its initial CFA offset, 8 + 8 * i, all
+# CIEs before the FDEs.
+cies() {
+	awk -v n="$CIES" "$CIE_START"'
+	BEGIN {
+		print "\t.text"
+		for (i = 0; i < n; i++)
+			printf "m%d:\n\t.skip 16, 0x90\n", i
+		print "\t.section .eh_frame,\"a\",@progbits"
+		for (i = 0; i < n; i++) {
+			printf "\t.balign 8\n.Lm%d:\t.long .Lme%d - .Lmi%d\n", i, i, i
+			printf ".Lmi%d:\t.long 0\n", i
+			print "\t.byte 1\n\t.string \"zR\""
+			print "\t.uleb128 1\n\t.sleb128 -8\n\t.uleb128 16"
+			print "\t.uleb128 1\n\t.byte 0x1b"
+			printf "\t.byte 0x0c, 7\n\t.uleb128 %d\n\t.byte 0x90, 1\n", 8 + 8 * i
+			printf "\t.balign 8, 0\n.Lme%d:\n", i
+		}
+		for (i = 0; i < n; i++) {
+			printf "\t.long 16\n"
+			printf ".Lmf%d:\t.long .Lmf%d - .Lm%d\n", i, i, i
+			printf "\t.long m%d - .\n\t.long 16\n\t.byte 0, 0, 0, 0\n", i
+		}
+		print "\t.long 0"
+	}' >"$OUT/cies-many.s"
+	gcc -shared -nostdlib -Wl,--eh-frame-hdr -o "$OUT/cies-many.so" \
+		"$OUT/cies-many.s"
+}
+
 fdes reverse
 fdes forward
 rows one "$ROWS"
@@ -133,3 +167,4 @@ cie long "$FDES" 4095
 cie short "$FDES" 7
 cie huge "$CIE_FDES" 409599
 cie remember "$CIE_FDES" 4095 remember
+cies

@@ -222,6 +222,11 @@ ok $? "gen cie-huge.so: refused in $t ms of CPU: $(cat "$TMP/cpu.err")"
 gen_fails 1 "cie-remember.so: more than the 67108864 CFI instructions allowed$" \
 	"gen cie-remember.so: refused, each FDE executing its CIE again" \
 	"$TMP/costly/cie-remember.so"
+# A .eh_frame of many small CIEs (each a row of the table FDEs find
+# theirs in; 64 MiB of them would be 268 MB) is refused past GEN_MAX_CIES,
+# as invalid, not as out of memory.
+gen_fails 1 "cies-many.so: more than the 65536 CIEs allowed$" \
+	"gen cies-many.so: 65,537 CIEs refused" "$TMP/costly/cies-many.so"
 
 # gen-cases/: inputs gen once made invalid sections for (README).
 "$SFRAMECTL" gen "$(dirname "$0")/gen-cases/fde-below-section.o" \
@@ -236,8 +241,8 @@ ok $? "gen plt-overlap.elf: a .plt running into .plt.got, the second refused ($(
 # the function out (rows), in a build with small ones: small copies of
 # the costly inputs cross exactly one limit each.
 if [ -n "$CAPS" ]; then
-	FDES=512 ROWS=8192 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps1" >/dev/null
-	FDES=1024 ROWS=900 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps2" >/dev/null
+	FDES=512 ROWS=8192 CIES=16 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps1" >/dev/null
+	FDES=1024 ROWS=900 CIES=16 "$(dirname "$0")/gen_inputs.sh" "$TMP/caps2" >/dev/null
 	while IFS='|' read -r input text; do
 		"$CAPS" gen "$TMP/$input" -o "$TMP/out" 2>"$TMP/err"
 		st=$?
