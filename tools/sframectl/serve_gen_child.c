@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,24 @@ static rlim_t serve_gen_address_space(unsigned long long extra)
 		fclose(f);
 	}
 	return pages * sysconf(_SC_PAGESIZE) + extra;
+}
+
+/*
+ * Be what the kernel kills first when memory runs out, in the service's
+ * cgroup or the machine's: a child's translation is worth less than the
+ * service, which counts the kill and goes on.  Raising it needs no
+ * privilege, and /proc is there: the child was executed through it.
+ */
+static bool serve_gen_oom_first(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	bool done;
+
+	if (fd < 0)
+		return false;
+	done = write(fd, "1000", 4) == 4;
+	close(fd);
+	return done;
 }
 
 /*
@@ -108,6 +127,8 @@ _Noreturn void serve_gen_child_main(int argc, char **argv,
 		serve_gen_refuse(1, "no such generator mode", 0);
 	/* Not "exe", after /proc/self/exe, in ps and top. */
 	prctl(PR_SET_NAME, "sframectl-gen", 0, 0, 0);
+	if (!serve_gen_oom_first())
+		serve_gen_refuse(1, "cannot set its oom_score_adj", errno);
 	if (!fstat(0, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
 		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, 0, 0);
 		if (map == MAP_FAILED)

@@ -231,6 +231,23 @@ static void proc_status(pid_t pid, const char *key, char *val, size_t size)
 	val[strcspn(val, "\n")] = '\0';
 }
 
+/* The first line of /proc/@pid/@name, or "". */
+static void proc_line(pid_t pid, const char *name, char *val, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	*val = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(val, size, f))
+		*val = '\0';
+	fclose(f);
+	val[strcspn(val, "\n")] = '\0';
+}
+
 static unsigned int proc_fds(pid_t pid)
 {
 	char path[64];
@@ -251,7 +268,7 @@ static unsigned int proc_fds(pid_t pid)
 /* What the kernel says of a confined child. */
 static void test_confined(void)
 {
-	char seccomp[64], nnp[64], eff[64], bnd[64], uid[64];
+	char seccomp[64], nnp[64], eff[64], bnd[64], uid[64], adj[64];
 	struct serve_gen_job j;
 	unsigned int fds, i;
 	pid_t pid;
@@ -269,6 +286,7 @@ static void test_confined(void)
 	proc_status(j.pid, "CapBnd", bnd, sizeof(bnd));
 	proc_status(j.pid, "Uid", uid, sizeof(uid));
 	fds = proc_fds(j.pid);
+	proc_line(j.pid, "oom_score_adj", adj, sizeof(adj));
 	pid = j.pid;
 	tap_ok(!strcmp(seccomp, "2"), "the child is in seccomp filter mode (Seccomp: %s)",
 	       seccomp);
@@ -282,6 +300,9 @@ static void test_confined(void)
 	       "%s (Uid: %s)", root ? "root became nobody" : "its user stays",
 	       uid);
 	tap_ok(fds == 1, "one descriptor open: its pipe (%u)", fds);
+	tap_ok(!strcmp(adj, "1000"),
+	       "the kernel's first choice when memory runs out (oom_score_adj: %s)",
+	       adj);
 	serve_gen_free(&j);
 	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH,
 	       "stopped: killed and reaped");
