@@ -169,6 +169,6 @@ struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
 /* reports.c */
 void sframe_file_mapped(struct sframe_file *sf, struct file *file,
 			kuid_t owner);
-int sframe_file_sweep(struct file *file, unsigned int sweep);
+int sframe_file_sweep(struct file *file, unsigned int sweep, kuid_t owner);
 
 #endif /* _SFRAME_CACHE_H */

@@ -44,19 +44,20 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file,
 }
 
 /*
- * Sweep @sweep found @file mapped: report it, if its read found something
- * to report, it has no sidecar and this sweep has not reported it yet.
- * 0; -ENOSPC when the queue has no room, or -ENOMEM: it stays
- * unreported, for the sweep's next call or the next sweep.  Process
- * context, no lock held.
+ * Sweep @sweep found @file mapped by an mm charged to @owner: report it,
+ * charged to @owner, if its read found something to report, it has no
+ * sidecar and this sweep has not reported it yet.  The mapper found now,
+ * not the file's first loader, who may have stopped mapping it long ago:
+ * the service's shares are for who uses a file.  0; -ENOSPC when the
+ * queue has no room, or -ENOMEM: it stays unreported, for the sweep's
+ * next call or the next sweep.  Process context, no lock held.
  */
-int sframe_file_sweep(struct file *file, unsigned int sweep)
+int sframe_file_sweep(struct file *file, unsigned int sweep, kuid_t owner)
 {
 	struct inode *inode = sframe_real_inode(file);
 	struct sframe_file *sf;
 	struct file *own;
 	unsigned int gen;
-	kuid_t owner;
 	u32 flags;
 	int ret;
 
@@ -71,7 +72,6 @@ int sframe_file_sweep(struct file *file, unsigned int sweep)
 	if (!sframe_file_unidle(sf))
 		refcount_inc(&sf->ref);
 	flags = sf->report_flags;
-	owner = sf->load_owner;		/* whom its read was charged to */
 	spin_unlock(&sframe_files_lock);
 	own = sframe_load_report_file(file);
 	ret = own ? sframe_events_offer(own, flags, owner, &gen) : 0;

@@ -14,7 +14,8 @@
 
 /*
  * Offer every executable file @m's process maps now to
- * sframe_file_sweep(): 0, or 1 once the report queue is full.  A process
+ * sframe_file_sweep(), charged to @m's owner: 0, or 1 once the report
+ * queue is full.  A process
  * whose mmap_lock stays taken (a user can hold his own for long) is
  * passed over, counted: what it maps is reported when it maps it again,
  * or found mapped by another process.
@@ -22,6 +23,7 @@
 static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
 {
 	struct sframe_window all = { 0, TASK_SIZE_MAX };
+	kuid_t owner = READ_ONCE(m->uid);
 	struct sframe_vma_snap *v;
 	unsigned int nv, i;
 	int ret;
@@ -38,7 +40,8 @@ static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
 		sframe_count(map_alloc_failed);	/* what it got is swept */
 	ret = 0;
 	for (i = 0; i < nv; i++) {
-		if (!ret && sframe_file_sweep(v[i].file, sweep) == -ENOSPC)
+		if (!ret &&
+		    sframe_file_sweep(v[i].file, sweep, owner) == -ENOSPC)
 			ret = 1;
 		fput(v[i].file);
 	}

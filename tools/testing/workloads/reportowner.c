@@ -7,7 +7,10 @@
  * keep it (execmap hold FILE), until the report is read.  MAPPER "-": the
  * child maps FILE itself, without exec, in the mm it was forked with from
  * root (a daemon that gives up root).  The module reports the file from
- * its rescan of the mappings, in its own worker.  Prints "owner N" and
+ * its rescan of the mappings, in its own worker.  MAPPER "sweep": no
+ * child; a process of UID's maps FILE already, and the report comes from
+ * the watcher's sweep of what is mapped (SFRAME_IOC_REPORT_MAPPED).
+ * Prints "owner N" and
  * exits 0 when N is UID, 1 when it is another; 2 on any other failure (no
  * report for FILE within 10 s).
  */
@@ -108,14 +111,22 @@ int main(int argc, char **argv)
 		perror("reportowner");
 		return 2;
 	}
-	pid = fork();
-	if (pid < 0)
-		return 2;
-	if (!pid)
-		return run_as(uid, argv[2], argv + 3);
-	owner = report_owner(watch, &st);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	if (!strcmp(argv[3], "sweep")) {
+		if (ioctl(watch, SFRAME_IOC_REPORT_MAPPED, 0) < 0) {
+			perror("reportowner: SFRAME_IOC_REPORT_MAPPED");
+			return 2;
+		}
+		owner = report_owner(watch, &st);
+	} else {
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (!pid)
+			return run_as(uid, argv[2], argv + 3);
+		owner = report_owner(watch, &st);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 	if (owner < 0) {
 		fprintf(stderr, "reportowner: no report for %s\n", argv[2]);
 		return 2;
