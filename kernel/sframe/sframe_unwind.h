@@ -196,8 +196,14 @@ int sframe_unwind_user(struct unwind_stacktrace *trace,
 int sframe_step_cache_init(void);
 void sframe_step_cache_exit(void);
 
-/* walk_bench.c */
+/* walk_bench.c, in a build with CONFIG_SFRAME_UNWIND_BENCH */
+#ifdef SFRAME_UNWIND_BENCH
 void sframe_bench_debugfs(struct dentry *dir);
+#else
+static inline void sframe_bench_debugfs(struct dentry *dir)
+{
+}
+#endif
 
 /* attach.c */
 int sframe_attach(bool perf, bool stacktrace, bool deferred);

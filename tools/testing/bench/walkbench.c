@@ -17,6 +17,7 @@
  * build: -O2 -fno-inline -fno-optimize-sibling-calls -fno-omit-frame-pointer
  *        -Wa,--gsframe
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +147,10 @@ int main(int argc, char **argv)
 	depth = atoi(argv[2]);
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
-		perror(path);
+		fprintf(stderr, "walkbench: %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ?
+			" (a module built with CONFIG_SFRAME_UNWIND_BENCH=y has it)" :
+			"");
 		return 1;
 	}
 	for (i = 0; i < PROBES; i++) {

@@ -58,7 +58,8 @@ def build_in_chroot(repo, root, release, name, logfile):
     jobs = str(os.cpu_count() or 2)
     # objtool reads /proc; a private mount namespace drops the mount on exit
     script = (f"mount -t proc proc /proc && exec make -C {inside}/kernel "
-              f"KDIR=/usr/src/linux-headers-{release} -j{jobs}")
+              f"KDIR=/usr/src/linux-headers-{release} -j{jobs} "
+              "CONFIG_SFRAME_UNWIND_BENCH=y")
     run(["unshare", "--mount", "--propagation", "private", "chroot", root,
          "sh", "-c", script], logfile=logfile)
     kos = glob.glob(os.path.join(work, "kernel", "**", "*.ko"), recursive=True)

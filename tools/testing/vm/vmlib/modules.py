@@ -39,7 +39,9 @@ def build_modules(repo, kernel, workdir, logfile):
                     ignore=lambda d, names: [n for n in names if n in SKIP_DIRS])
     kdir = os.path.join(workdir, "kernel")
     jobs = str(os.cpu_count() or 2)
-    run(["make", "-C", kdir, f"KDIR={kernel.kdir}", f"-j{jobs}"] +
+    # With the walk's benchmark (bench-walk), which a production build lacks.
+    run(["make", "-C", kdir, f"KDIR={kernel.kdir}", f"-j{jobs}",
+         "CONFIG_SFRAME_UNWIND_BENCH=y"] +
         ARCHES[kernel.arch].make_vars, logfile=logfile)
     kos = glob.glob(os.path.join(kdir, "**", "*.ko"), recursive=True)
     if not kos:
