@@ -139,6 +139,12 @@ static int sandbox_drop_privileges(void)
 		    setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) ||
 		    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID))
 			return -errno;
+		/*
+		 * Root's input (a root-only file, under load) is not for
+		 * nobody's other processes, whatever fs.suid_dumpable says.
+		 */
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			return -errno;
 	}
 	if (sandbox_has_capabilities() && syscall(__NR_capset, &hdr, data))
 		return -errno;
@@ -181,7 +187,8 @@ static int sandbox_seccomp(int pipe)
 }
 
 /*
- * Confine the calling process (a child the service just forked), keeping
+ * Confine the calling process (a generator child, before it touches its
+ * input), keeping
  * only the descriptor @pipe, with the limits @lim.  0, or -errno: the
  * caller must then exit without touching its input.
  */

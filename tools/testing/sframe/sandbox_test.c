@@ -505,7 +505,7 @@ static int memory_holds(pid_t pid, const unsigned char *needle, size_t len,
 	static unsigned char buf[1 << 20];
 	unsigned long long lo, hi, at;
 	char path[64], line[512], perm[8];
-	size_t keep, room, total;
+	size_t keep, room, total, read_any = 0;
 	int mem, found = 0;
 	ssize_t n;
 	FILE *maps;
@@ -533,6 +533,7 @@ static int memory_holds(pid_t pid, const unsigned char *needle, size_t len,
 				  at);
 			if (n <= 0)
 				break;		/* [vvar] and the like */
+			read_any += n;
 			total = keep + n;
 			found = memmem(buf, total, needle, len) != NULL;
 			/* The tail a needle that goes on might start in. */
@@ -542,6 +543,10 @@ static int memory_holds(pid_t pid, const unsigned char *needle, size_t len,
 	}
 	fclose(maps);
 	close(mem);
+	if (!read_any) {
+		snprintf(why, why_size, "%s: no byte of it could be read", path);
+		return -1;
+	}
 	return found;
 }
 
