@@ -181,6 +181,8 @@ static int write_all(int fd, const unsigned char *data, size_t size)
 		n = write(fd, data, size);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0)
+			errno = EIO;
 		if (n <= 0)
 			return -1;
 		data += n;
@@ -235,7 +237,7 @@ int sframe_input_seal(struct sframe_input *in, char *msg, size_t msg_size)
 			return -1;
 		}
 	}
-	if (in->bytes >= in->file && in->bytes < in->file + in->file_size)
+	if (in->bytes >= in->file && in->bytes <= in->file + in->file_size)
 		in->bytes = (unsigned char *)map + (in->bytes - in->file);
 	if (!in->sealed)
 		free(in->file);

@@ -88,8 +88,11 @@ static int sidecar_generate(struct serve_gen_job *j, const char *elf,
 	if (end == SERVE_GEN_DONE)
 		return 0;
 	if (end == SERVE_GEN_FAILED)
-		fprintf(stderr, "sframectl: %s: cannot generate SFrame: %.*s\n",
-			elf, serve_gen_printable(j), (char *)j->buf);
+		fprintf(stderr, "sframectl: %s: cannot generate SFrame: %s\n",
+			elf, serve_gen_why(j, msg, sizeof(msg)));
+	else if (end == SERVE_GEN_NOT_STARTED)
+		fprintf(stderr, "sframectl: %s: no generator child could run: %s\n",
+			elf, serve_gen_why(j, msg, sizeof(msg)));
 	else if (end == SERVE_GEN_KILLED)
 		fprintf(stderr, "sframectl: %s: cannot generate SFrame: generator killed by signal %d\n",
 			elf, j->signal);

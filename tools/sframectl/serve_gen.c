@@ -35,6 +35,24 @@ long long serve_gen_now(void)
 }
 
 /*
+ * A job that has no child: why (@what, and @err's string unless 0), kept
+ * as a child's words would be, for serve_gen_why().  SERVE_GEN_NOT_STARTED.
+ */
+enum serve_gen_end serve_gen_not_started(struct serve_gen_job *j,
+					 const char *what, int err)
+{
+	char why[SFRAME_MSG_MAX];
+	int len;
+
+	len = snprintf(why, sizeof(why), "%s%s%s", what, err ? ": " : "",
+		       err ? strerror(err) : "");
+	free(j->buf);
+	j->buf = len > 0 ? (unsigned char *)strdup(why) : NULL;
+	j->len = j->cap = j->buf ? (size_t)len : 0;
+	return SERVE_GEN_NOT_STARTED;
+}
+
+/*
  * In the forked child, before anything else: input on descriptor 0, the
  * result pipe @out on 1, stderr kept, every other descriptor closed, no
  * signal blocked; then this program again, as a generator child.
@@ -96,12 +114,13 @@ enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 	argv[3] = space;
 	for (i = 0; args[i]; i++) {
 		if (i == SERVE_GEN_ARGS_MAX)
-			return SERVE_GEN_NOT_STARTED;
+			return serve_gen_not_started(j, "too many words", 0);
 		argv[4 + i] = (char *)args[i];
 	}
 	argv[4 + i] = NULL;
-	if (pipe2(p, O_CLOEXEC))
-		return SERVE_GEN_NOT_STARTED;
+	/* An ignored SIGCHLD (inherited) would have the kernel reap it. */
+	if (signal(SIGCHLD, SIG_DFL) == SIG_ERR || pipe2(p, O_CLOEXEC))
+		return serve_gen_not_started(j, "pipe", errno);
 	j->pid = fork();
 	if (j->pid == 0)
 		serve_gen_exec(input, p[1], argv);
@@ -109,7 +128,7 @@ enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 	if (j->pid < 0) {
 		j->pid = 0;
 		close(p[0]);
-		return SERVE_GEN_NOT_STARTED;
+		return serve_gen_not_started(j, "fork", errno);
 	}
 	j->out = p[0];
 	fcntl(j->out, F_SETFL, O_NONBLOCK);
@@ -143,19 +162,25 @@ enum serve_gen_end serve_gen_start_translate(struct serve_gen_job *j,
 /* Kill the child if it still runs and reap it; what its status says. */
 static enum serve_gen_end serve_gen_reap(struct serve_gen_job *j, bool kill_it)
 {
+	pid_t got;
 	int status;
 
 	if (kill_it)
 		kill(j->pid, SIGKILL);
-	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
-		;
+	do
+		got = waitpid(j->pid, &status, 0);
+	while (got < 0 && errno == EINTR);
 	j->pid = 0;
 	close(j->out);
 	j->out = -1;
+	if (got < 0)
+		return SERVE_GEN_NOT_STARTED;	/* reaped by someone else */
 	if (WIFSIGNALED(status)) {
 		j->signal = WTERMSIG(status);
 		return SERVE_GEN_KILLED;
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_USAGE)
+		return SERVE_GEN_NOT_STARTED;
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? SERVE_GEN_DONE :
 							   SERVE_GEN_FAILED;
 }
@@ -224,17 +249,19 @@ enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 }
 
 /*
- * What a failed child wrote, made fit for a log line (no control
- * character, no newline); how many of its bytes to print.
+ * Why a child failed, as it wrote it, made fit for one log line (no
+ * control character, no newline, at most SFRAME_MSG_MAX bytes): in @why,
+ * which has @size bytes.
  */
-int serve_gen_printable(struct serve_gen_job *j)
+const char *serve_gen_why(struct serve_gen_job *j, char *why, size_t size)
 {
-	size_t i;
+	size_t i, n = j->len < size - 1 ? j->len : size - 1;
 
-	for (i = 0; i < j->len; i++)
-		if (j->buf[i] < 0x20 || j->buf[i] >= 0x7f)
-			j->buf[i] = '?';
-	return j->len < SFRAME_MSG_MAX ? (int)j->len : SFRAME_MSG_MAX;
+	for (i = 0; i < n; i++)
+		why[i] = j->buf[i] < 0x20 || j->buf[i] >= 0x7f ? '?' :
+							     j->buf[i];
+	why[i] = '\0';
+	return n ? why : "it gave no reason";
 }
 
 /* The service ends: no child outlives it. */

@@ -27,15 +27,19 @@
 #define SERVE_GEN_MEMORY_PER_BYTE 32
 #define SERVE_GEN_OUT_MAX	(64U << 20)
 
-/* How a job ended; SERVE_GEN_RUNNING until it has. */
+/*
+ * How a job ended; SERVE_GEN_RUNNING until it has.  SERVE_GEN_NOT_STARTED:
+ * no child, or one that could not run (its exit EXIT_USAGE), whatever the
+ * input; out holds why.
+ */
 enum serve_gen_end {
 	SERVE_GEN_RUNNING,
 	SERVE_GEN_DONE,			/* exit 0: out holds the result */
 	SERVE_GEN_FAILED,		/* its own exit: out holds why */
-	SERVE_GEN_KILLED,		/* a signal: seccomp, RLIMIT_CPU */
+	SERVE_GEN_KILLED,		/* a signal: seccomp, RLIMIT_CPU, OOM */
 	SERVE_GEN_OVER_TIME,		/* past its wall-clock budget */
 	SERVE_GEN_TOO_LARGE,		/* wrote more than it may */
-	SERVE_GEN_NOT_STARTED,		/* pipe or fork failed */
+	SERVE_GEN_NOT_STARTED,		/* see above */
 };
 
 /*
@@ -91,10 +95,12 @@ enum serve_gen_end serve_gen_start_translate(struct serve_gen_job *j,
 					     bool fill);
 enum serve_gen_end serve_gen_wait(struct serve_gen_job *j,
 				  enum serve_gen_end end);
+enum serve_gen_end serve_gen_not_started(struct serve_gen_job *j,
+					 const char *what, int err);
 enum serve_gen_end serve_gen_read(struct serve_gen_job *j);
 enum serve_gen_end serve_gen_expire(struct serve_gen_job *j,
 				    long long now);
-int serve_gen_printable(struct serve_gen_job *j);
+const char *serve_gen_why(struct serve_gen_job *j, char *why, size_t size);
 void serve_gen_stop(struct serve_gen_job *j);
 void serve_gen_free(struct serve_gen_job *j);
 const char *serve_gen_end_str(enum serve_gen_end end);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ void serve_loaded(struct serve *s, size_t seen, int ret,
 void serve_job_end(struct serve *s, struct serve_work *w,
 			  enum serve_gen_end end)
 {
-	bool invalid = false;
+	char why[SFRAME_MSG_MAX];
+	bool invalid = false, again = false;
 	int fail = -1, ret = 0;
 
 	if (end == SERVE_GEN_DONE) {
@@ -72,20 +74,25 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 		}
 		break;
 	case SERVE_GEN_FAILED:
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %.*s\n",
-			w->name, serve_gen_printable(&w->gen),
-			(char *)w->gen.buf);
+		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
+			w->name, serve_gen_why(&w->gen, why, sizeof(why)));
 		fail = SFRAME_SERVE_NO_SFRAME;
 		break;
 	case SERVE_GEN_NOT_STARTED:
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: no generator child: %s\n",
-			w->name, strerror(errno));
+		fprintf(stderr, "sframectl: serve: %s: no generator child could run: %s\n",
+			w->name, serve_gen_why(&w->gen, why, sizeof(why)));
 		fail = SFRAME_SERVE_NO_SFRAME;
+		again = true;		/* not the file's doing */
 		break;
 	case SERVE_GEN_KILLED:
 		fprintf(stderr, "sframectl: serve: %s: generator killed by signal %d\n",
 			w->name, w->gen.signal);
 		fail = SFRAME_SERVE_GEN_KILLED;
+		/*
+		 * SIGKILL before its deadline was not ours: the OOM killer,
+		 * which takes a child first whoever's memory ran out.
+		 */
+		again = w->gen.signal == SIGKILL;
 		break;
 	case SERVE_GEN_OVER_TIME:
 		fprintf(stderr, "sframectl: serve: %s: generator over time (%u ms): killed\n",
@@ -100,7 +107,8 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 	}
 	if (fail >= 0) {
 		s->st.failed[fail]++;
-		s->seen.rec[w->seen].no_sidecar = true;
+		/* Tried again at its next mapping, or never in this run. */
+		s->seen.rec[w->seen].no_sidecar = !again;
 	}
 	serve_gen_free(&w->gen);
 	sframe_input_free(&w->obj);
@@ -145,17 +153,21 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 	w->key = *key;
 	s->running++;
 	s->running_swept += swept;
-	/* The child gets this file's bytes, sealed, and nothing else of ours. */
-	input = sframe_input_seal(&w->obj, msg, sizeof(msg));
-	if (input < 0)
-		fprintf(stderr, "sframectl: serve: %s: %s\n", w->name, msg);
-	end = input < 0 ? SERVE_GEN_NOT_STARTED :
-	      serve_gen_start_translate(&w->gen, input, w->obj.file_size,
-					fill);
-	if (input >= 0)
-		close(input);
-	if (end != SERVE_GEN_RUNNING || w->fd < 0)
-		serve_job_end(s, w, SERVE_GEN_NOT_STARTED);
+	w->gen = (struct serve_gen_job){ .out = -1 };
+	if (w->fd < 0) {
+		end = serve_gen_not_started(&w->gen, "dup", errno);
+	} else {
+		/* The child gets this file's bytes, sealed, nothing else. */
+		input = sframe_input_seal(&w->obj, msg, sizeof(msg));
+		end = input < 0 ?
+		      serve_gen_not_started(&w->gen, msg, 0) :
+		      serve_gen_start_translate(&w->gen, input,
+						w->obj.file_size, fill);
+		if (input >= 0)
+			close(input);
+	}
+	if (end != SERVE_GEN_RUNNING)
+		serve_job_end(s, w, end);
 }
 
 /* The service ends: its children with it, and the waiting forgotten. */

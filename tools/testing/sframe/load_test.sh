@@ -20,7 +20,8 @@
 # A file is read no further than its reported size and refused if it
 # changed meanwhile; one changed in place with its times set back is
 # digested again when mapped again; names are logged escaped; a second
-# serve refused leaves the running one's cache alone.
+# serve refused leaves the running one's cache alone; an inherited
+# ignored SIGCHLD does not lose load its child.
 #
 # usage: load_test.sh SFRAMECTL FAKEDEV_SO
 #
@@ -452,5 +453,16 @@ FAKEDEV_ERRNO=16 fake serve --once --cache "$TMP/cache5" --run-dir "$TMP/run"
 [ $st = 2 ] && grep -q "another sframectl serve is running" "$TMP/err" &&
 	[ -f "$TMP/cache5/.new-inflight" ]
 ok $? "a second serve is refused before it touches the cache: the running one's write stays (exit $st)"
+
+# 30. Started with SIGCHLD ignored (inherited across exec, as from a
+# daemon that runs it), load still reaps its generator child itself and
+# gets its sidecar: the kernel must not reap the child first.
+rm -f "$TMP/log"
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log \
+	perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV or exit 127' \
+	"$SFRAMECTL" load "$A" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st = 0 ] && grep -q "^$A: loaded" "$TMP/out"
+ok $? "SIGCHLD ignored by whoever started load: the child's sidecar still made (exit $st): $(head -c 200 "$TMP/err")"
 
 tap_done
