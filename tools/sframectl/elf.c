@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl's ELF reader, through libelf, the one place that opens ELF:
- * opening a file, its sections by name or index, its executable
- * segments, its build ID and how far an image in memory reaches (its
- * relocations: elf_reloc.c; its SFrame section: elf_sframe.c).  The file
+ * sframectl's ELF reader, through libelf, where it reads whole ELF files
+ * (gen, which runs confined in the service; files root names; the vDSO):
+ * opening a file, its sections by name or index, its build ID and how far
+ * an image in memory reaches (its relocations: elf_reloc.c; its SFrame
+ * section: elf_sframe.c).  An object's code and build ID, which root
+ * reads of any user's file, are elf_code.c's, without libelf.  The file
  * may be anything: every offset and size it gives is checked against the
  * file before libelf is asked to use it.
  */
@@ -173,59 +175,6 @@ bool sframe_elf_section_in(const struct sframe_elf *e, const GElf_Shdr *sh)
 {
 	return sh->sh_type != SHT_NOBITS &&
 	       sframe_elf_in(e, sh->sh_offset, sh->sh_size);
-}
-
-static enum sframe_load_status elf_code(const struct sframe_elf *e,
-					struct sframe_code *code, char *msg,
-					size_t msg_size)
-{
-	GElf_Phdr ph;
-	unsigned int i;
-
-	if (e->be || e->ehdr.e_machine != SFRAME_NATIVE_EM ||
-	    (e->ehdr.e_type != ET_EXEC && e->ehdr.e_type != ET_DYN))
-		return sframe_elf_fail(msg, msg_size, SFRAME_LOAD_INVALID,
-				       "not an " SFRAME_NATIVE_NAME
-				       " executable or shared object");
-	if (!sframe_elf_phdrs_in(e))
-		return sframe_elf_fail(msg, msg_size, SFRAME_LOAD_INVALID,
-				       "ELF program headers out of bounds");
-	for (i = 0; i < e->ehdr.e_phnum; i++) {
-		if (!gelf_getphdr(e->elf, (int)i, &ph))
-			continue;
-		if (ph.p_type == SFRAME_PT_GNU_SFRAME)
-			code->has_sframe = true;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
-		    code->nr == SFRAME_CODE_MAX)
-			continue;
-		code->seg[code->nr].start = ph.p_vaddr;
-		code->seg[code->nr].size = ph.p_filesz;
-		code->nr++;
-	}
-	if (!code->nr)
-		return sframe_elf_fail(msg, msg_size, SFRAME_LOAD_INVALID,
-				       "no executable segment");
-	return SFRAME_LOAD_OK;
-}
-
-/*
- * The executable PT_LOAD segments of the native ELF object in @d, what the
- * kernel computes load biases from and checks a sidecar against; and
- * whether it has its own PT_GNU_SFRAME.
- */
-enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
-					struct sframe_code *code, char *msg,
-					size_t msg_size)
-{
-	enum sframe_load_status st;
-	struct sframe_elf e;
-
-	memset(code, 0, sizeof(*code));
-	st = sframe_elf_open_64(&e, d, size, msg, msg_size);
-	if (st == SFRAME_LOAD_OK)
-		st = elf_code(&e, code, msg, msg_size);
-	sframe_elf_close(&e);
-	return st;
 }
 
 /*

@@ -136,8 +136,9 @@ static int gen_in_memory(struct gen *g, const char *path, const u8 *file,
 }
 
 /*
- * For sframectl load: the section for @path (gen_in_memory(); with @fill,
- * only what its own section leaves out) and the address it assumes.  0,
+ * The section for @path (gen_in_memory(); with @fill, only what its own
+ * section leaves out) and the address it assumes: a generator child's
+ * result, and load --vdso's.  0,
  * or an exit status with the reason in @msg.
  */
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
@@ -153,35 +154,3 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 	gen_free(&g);
 	return ret;
 }
-
-/*
- * For sframectl serve: the sidecar file gen -o (with @fill, gen --fill -o)
- * writes for @path (gen_in_memory()), in a malloc()ed buffer.  0, or an
- * exit status with the reason in @msg.
- */
-int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
-		    bool fill, u8 **out, size_t *out_size, char *msg,
-		    size_t msg_size)
-{
-	struct gen g;
-	size_t size;
-	u8 *bytes;
-	int ret;
-
-	*out = NULL;
-	ret = gen_in_memory(&g, path, file, file_size, fill, &bytes, &size, msg,
-			    msg_size);
-	if (!ret) {
-		*out = sframe_container(bytes, size, g.mach->e_machine,
-					g.eh_addr, g.note, g.note_size,
-					out_size);
-		if (!*out) {
-			snprintf(msg, msg_size, "out of memory");
-			ret = EXIT_USAGE;
-		}
-		free(bytes);
-	}
-	gen_free(&g);
-	return ret;
-}
-

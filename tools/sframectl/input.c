@@ -106,27 +106,6 @@ enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 					msg, msg_size);
 }
 
-/*
- * Take the SFrame section out of the ELF file @path whose bytes, already
- * read, are @data (@size bytes, copied).
- */
-enum sframe_load_status sframe_input_load_mem(struct sframe_input *in,
-					      const char *path, const u8 *data,
-					      size_t size, char *msg,
-					      size_t msg_size)
-{
-	memset(in, 0, sizeof(*in));
-	in->path = path;
-	in->file = malloc(size ? size : 1);
-	if (!in->file) {
-		snprintf(msg, msg_size, "%s", strerror(ENOMEM));
-		return SFRAME_LOAD_IO;
-	}
-	memcpy(in->file, data, size);
-	in->file_size = size;
-	return sframe_elf_extract(in, msg, msg_size);
-}
-
 enum sframe_load_status sframe_input_load(struct sframe_input *in,
 					  const char *path, bool raw,
 					  char *msg, size_t msg_size)

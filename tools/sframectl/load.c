@@ -23,18 +23,31 @@
 #include "load.h"
 #include "serve_gen.h"
 
-/* A section to load: from a sidecar file, given or generated. */
+/* The build ID a section is for, as the module takes it. */
+struct build_id {
+	u32 size;			/* 0: none; > SFRAME_BUILD_ID_MAX: too long */
+	u8 id[SFRAME_BUILD_ID_MAX];
+};
+
+/*
+ * A section to load: from a sidecar file named on the command line, or
+ * a generator's result (struct sframe_gen_result), just made or cached.
+ */
 struct sidecar {
 	struct sframe_input in;		/* the sidecar file */
+	u8 *made;			/* a result this owns */
 	const u8 *data;
 	size_t size;
 	u64 vaddr;
+	bool result;			/* a result: @id is what it records */
+	struct build_id id;
 	struct sframe_section sec;
 };
 
 static void sidecar_free(struct sidecar *sc)
 {
 	sframe_input_free(&sc->in);
+	free(sc->made);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -103,9 +116,33 @@ static int sidecar_generate(struct serve_gen_job *j, const char *elf,
 }
 
 /*
- * The section for @elf: @path's .sframe (read here, or @bytes when
- * given), or that of the sidecar file generated from @elf, whose bytes
- * @obj holds (with @fill, for what its own section leaves out).
+ * Take the section out of the generator's result @bytes, for @name;
+ * @sc's own when @made.  0, or EXIT_INVALID, said why.
+ */
+static int sidecar_result(struct sidecar *sc, const char *name,
+			  const struct sidecar_bytes *bytes, u8 *made)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_gen_result h;
+
+	sc->made = made;
+	if (sframe_gen_result_read(bytes->data, bytes->size, &h, &sc->data,
+				   msg, sizeof(msg)) != SFRAME_LOAD_OK) {
+		fprintf(stderr, "sframectl: %s: %s\n", name, msg);
+		return EXIT_INVALID;
+	}
+	sc->size = h.section_size;
+	sc->vaddr = h.vaddr;
+	sc->result = true;
+	sc->id.size = h.build_id_size;
+	memcpy(sc->id.id, h.build_id, sizeof(sc->id.id));
+	return 0;
+}
+
+/*
+ * The section for @elf: @path's .sframe, read here; or the generator's
+ * result, @bytes when given, else made now from @elf, whose bytes @obj
+ * holds (with @fill, for what its own section leaves out).
  */
 static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 		       const struct sidecar_bytes *bytes,
@@ -118,23 +155,22 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
+	if (bytes)
+		return sidecar_result(sc, path ?: elf, bytes, NULL);
 	if (!path) {
 		ret = sidecar_generate(&j, elf, obj, fill);
-		if (ret) {
-			serve_gen_free(&j);
-			return ret;
+		if (!ret) {
+			made = (struct sidecar_bytes){ .data = j.buf,
+						       .size = j.len };
+			ret = sidecar_result(sc, elf, &made, j.buf);
+			j.buf = NULL;
 		}
-		made = (struct sidecar_bytes){ .data = j.buf, .size = j.len };
-		bytes = &made;
+		serve_gen_free(&j);
+		return ret;
 	}
-	if (bytes)
-		st = sframe_input_load_mem(&sc->in, path ?: elf, bytes->data,
-					   bytes->size, msg, sizeof(msg));
-	else
-		st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
-	serve_gen_free(&j);
+	st = sframe_input_load(&sc->in, path, false, msg, sizeof(msg));
 	if (st != SFRAME_LOAD_OK) {
-		fprintf(stderr, "sframectl: %s: %s\n", path ?: elf, msg);
+		fprintf(stderr, "sframectl: %s: %s\n", path, msg);
 		sframe_input_free(&sc->in);
 		return st == SFRAME_LOAD_IO ? EXIT_USAGE : EXIT_INVALID;
 	}
@@ -143,12 +179,6 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 	sc->vaddr = sc->in.vaddr;
 	return 0;
 }
-
-/* The build ID a section is for, as the module takes it. */
-struct build_id {
-	u32 size;			/* 0: none; > SFRAME_BUILD_ID_MAX: too long */
-	u8 id[SFRAME_BUILD_ID_MAX];
-};
 
 static bool build_id_get(struct build_id *b, const unsigned char *d,
 			 size_t size)
@@ -175,17 +205,21 @@ static void print_id(const struct build_id *b)
 
 /*
  * The build ID to hand over with @sc for the object @elf, whose own is
- * @have: the one a sidecar file records (gen copies its input's note),
- * else @have, as a section generated from the object is for it.  Is it
- * @have?  Say why not.
+ * @have: the one a generator's result or a sidecar file records (gen
+ * copies its input's note), else @have, as a bare section named on the
+ * command line is for it.  Is it @have?  Say why not.
  */
 static int sidecar_build_id(struct sidecar *sc, const char *elf,
 			    const char *name, const struct build_id *have,
 			    struct build_id *want)
 {
-	bool recorded = sc->in.file && build_id_get(want, sc->in.file,
-						    sc->in.file_size);
+	bool recorded = sc->result;
 
+	if (recorded)
+		*want = sc->id;
+	else
+		recorded = sc->in.file && build_id_get(want, sc->in.file,
+						       sc->in.file_size);
 	if (!recorded)
 		*want = *have;
 	if (want->size > SFRAME_BUILD_ID_MAX ||
@@ -198,9 +232,13 @@ static int sidecar_build_id(struct sidecar *sc, const char *elf,
 	if (!recorded || (want->size == have->size &&
 			  !memcmp(want->id, have->id, want->size)))
 		return 0;
-	fprintf(stderr, "sframectl: %s is not for %s: made for build ID ",
-		name, elf);
-	print_id(want);
+	fprintf(stderr, "sframectl: %s is not for %s: made for ", name, elf);
+	if (want->size) {
+		fprintf(stderr, "build ID ");
+		print_id(want);
+	} else {
+		fprintf(stderr, "a file without a build ID");
+	}
 	if (have->size) {
 		fprintf(stderr, ", the file has ");
 		print_id(have);
@@ -281,7 +319,8 @@ static int load_obj(int dev, int fd, const char *elf,
 	struct sidecar sc;
 	int ret;
 
-	build_id_get(&have, obj->file, obj->file_size);
+	have.size = code->build_id_size;
+	memcpy(have.id, code->build_id, code->build_id_size);
 	ret = sidecar_get(&sc, elf, path, bytes, obj,
 			  flags & SFRAME_SIDECAR_FILL);
 	if (ret) {
@@ -393,13 +432,14 @@ int sframe_load_one(int dev, const char *elf, const char *path, u32 flags,
 }
 
 /*
- * For sframectl serve: hand the module on @dev the sidecar file @name,
- * whose bytes are @data (@size), for the object open at @fd, already
- * read to @obj (its code: @code; @elf names it in messages), to keep
- * while the object is mapped; with @fill, behind the object's own
+ * For sframectl serve: hand the module on @dev the generator's result
+ * @name, whose bytes are @data (@size), for the object open at @fd,
+ * already read to @obj (its code: @code; @elf names it in messages), to
+ * keep while the object is mapped; with @fill, behind the object's own
  * section.  @data may come from untrusted code (a generator child): it
- * gets every check load makes on a file (the container, the build ID,
- * full validation, functions inside the code), serve's one check of it;
+ * gets every check load makes on a sidecar (the result's fields, the
+ * build ID, full validation, functions inside the code), serve's one
+ * check of it;
  * with @dev < 0, only those.  An exit status: 0, EXIT_INVALID when it is
  * not a valid sidecar for the object (ours or the module's checks said
  * so), EXIT_USAGE for anything else; or -EEXIST: the object has a

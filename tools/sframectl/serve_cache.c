@@ -39,7 +39,7 @@
 #include "serve_cache.h"
 
 #define SERVE_CACHE_MAGIC	"SFRCACHE"
-#define SERVE_CACHE_FORMAT	2	/* 2: named by the file's digest */
+#define SERVE_CACHE_FORMAT	3	/* 3: a generator result, no ELF */
 #define SERVE_CACHE_SUFFIX	".sidecar"
 #define SERVE_CACHE_OLD_SUFFIX	".sframe"	/* build-ID names, before */
 /* Eviction frees down to this share of the cap, so it is seldom run. */

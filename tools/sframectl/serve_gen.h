@@ -68,7 +68,29 @@ struct serve_gen_mode {
 	serve_gen_work work;
 };
 
-/* "translate fill|whole": gen's sidecar file of the input. */
+/*
+ * What a "translate" child writes when it succeeds, and what the
+ * service's cache holds (gen_result.c): these fields, in the machine's
+ * byte order, then the section's bytes.
+ */
+#define SFRAME_GEN_RESULT_MAGIC	"SFRGEN\0\1"
+
+struct sframe_gen_result {
+	char magic[8];			/* SFRAME_GEN_RESULT_MAGIC */
+	u64 vaddr;			/* link address of the section */
+	u32 section_size;		/* bytes after this header */
+	u32 build_id_size;		/* 0: none; > SFRAME_BUILD_ID_MAX: too long */
+	u8 build_id[SFRAME_BUILD_ID_MAX];	/* the input's NT_GNU_BUILD_ID */
+};
+
+int sframe_gen_result(const u8 *file, size_t file_size, bool fill, u8 **out,
+		      size_t *out_size, char *msg, size_t msg_size);
+enum sframe_load_status sframe_gen_result_read(const u8 *buf, size_t len,
+					       struct sframe_gen_result *h,
+					       const u8 **sec, char *msg,
+					       size_t msg_size);
+
+/* "translate fill|whole": the input's result (struct sframe_gen_result). */
 int serve_gen_translate(const struct serve_gen_child *c, int out);
 extern const struct serve_gen_mode serve_gen_modes[];
 _Noreturn void serve_gen_child_main(int argc, char **argv,

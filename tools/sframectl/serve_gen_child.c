@@ -55,8 +55,8 @@ static bool serve_gen_oom_first(void)
 }
 
 /*
- * In the child, confined: translate the input and write what gen -o
- * writes.  Its name is not among the child's words, which any user may
+ * In the child, confined: translate the input and write its result
+ * (struct sframe_gen_result).  Its name is not among the child's words, which any user may
  * read in /proc: the parent names it in what it logs.
  */
 int serve_gen_translate(const struct serve_gen_child *c, int out)
@@ -68,9 +68,9 @@ int serve_gen_translate(const struct serve_gen_child *c, int out)
 	int ret = -1;
 
 	if (c->args[0])
-		ret = sframe_gen_file("input", c->input, c->input_size,
-				      !strcmp(c->args[0], "fill"), &data,
-				      &size, msg, sizeof(msg));
+		ret = sframe_gen_result(c->input, c->input_size,
+					!strcmp(c->args[0], "fill"), &data,
+					&size, msg, sizeof(msg));
 	if (ret) {
 		data = (u8 *)msg;
 		size = strlen(msg);

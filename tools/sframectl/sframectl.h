@@ -8,6 +8,7 @@
 
 #include <gelf.h>
 #include <stdio.h>
+#include <sframe/ioctl.h>
 #include <sframe/sframe.h>
 
 /* Exit statuses: an input is invalid; usage or I/O error. */
@@ -61,10 +62,6 @@ enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
 						 bool raw,
 						 unsigned long long max,
 						 char *msg, size_t msg_size);
-enum sframe_load_status sframe_input_load_mem(struct sframe_input *in,
-					      const char *path, const u8 *data,
-					      size_t size, char *msg,
-					      size_t msg_size);
 int sframe_open(const char *path, char *msg, size_t msg_size);
 int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 			size_t msg_size);
@@ -81,6 +78,8 @@ struct sframe_code {
 	unsigned int nr;
 	bool has_sframe;		/* it has a PT_GNU_SFRAME of its own */
 	struct sframe_span seg[SFRAME_CODE_MAX];
+	u32 build_id_size;		/* 0: none the module would find */
+	u8 build_id[SFRAME_BUILD_ID_MAX];	/* its NT_GNU_BUILD_ID */
 };
 
 enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
@@ -135,9 +134,6 @@ u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
 #define SFRAME_GEN_VERSION	2	/* 2: PLT stubs described */
 
 int sframe_gen_command(int argc, char **argv);
-int sframe_gen_file(const char *path, const u8 *file, size_t file_size,
-		    bool fill, u8 **out, size_t *out_size, char *msg,
-		    size_t msg_size);
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 		      bool fill, u8 **data, size_t *size, u64 *vaddr, char *msg,
 		      size_t msg_size);

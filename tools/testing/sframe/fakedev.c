@@ -24,7 +24,9 @@
  *                    report that reports were lost, as from a user who
  *                    maps files faster than the service reads reports
  *   (FAKEDEV_LOG also gets "child MODE WORD..." from each generator child
- *   sframectl starts, as the child is loaded, before its sandbox.)
+ *   sframectl starts, as the child is loaded, before its sandbox; and
+ *   "libelf SIZE" whenever a process that is not one hands libelf an
+ *   image: what only the child may parse must never show up there.)
  *   FAKEDEV_GROW     a file that grows by 1 MiB when the process first
  *                    seeks a descriptor of it to its start (as serve
  *                    does right before it reads a file reported to it)
@@ -38,6 +40,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -400,6 +403,19 @@ int ioctl(int fd, unsigned long request, ...)
 	return -1;
 }
 
+static bool generator_child;
+
+/* libelf's reader, asked to parse @size bytes outside a generator child. */
+void *elf_memory(char *image, size_t size)
+{
+	void *(*real)(char *image, size_t size) = dlsym(RTLD_NEXT,
+							 "elf_memory");
+
+	if (!generator_child)
+		log_line("libelf %zu\n", size);
+	return real ? real(image, size) : NULL;
+}
+
 /*
  * A generator child (sframectl executed again with --generator-child
  * CPU SPACE MODE WORD...) is logged as it starts: which process made a
@@ -414,6 +430,7 @@ static void child_started(int argc, char **argv)
 
 	if (argc < 5 || strcmp(argv[1], "--generator-child"))
 		return;
+	generator_child = true;
 	for (i = 4; i < argc && len < sizeof(line); i++)
 		len += snprintf(line + len, sizeof(line) - len, " %s", argv[i]);
 	log_line("child%s\n", line);

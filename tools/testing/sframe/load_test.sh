@@ -66,9 +66,20 @@ fake() {
 	touch "$TMP/log"
 }
 
+# parsed_here FILE...: those of the files whose every byte sframectl
+# itself (not a generator child) handed libelf, by the stand-in's log.
+parsed_here() {
+	local f
+
+	for f in "$@"; do
+		grep -qx "libelf $(stat -c %s "$f")" "$TMP/log" && echo "$f"
+	done
+}
+
 # 1. Generated: one open, the file's descriptor, its build ID, and the
 # very section gen makes, made by one generator child (not by load, which
-# is root's).
+# is root's): load itself hands libelf nothing, the file's nor the
+# child's.
 "$SFRAMECTL" gen --raw -o "$TMP/a.raw" "$A" || echo "# gen --raw failed"
 FAKEDEV_WATCH=$A fake load "$A"
 [ $st = 0 ] && grep -q "^$A: loaded" "$TMP/out" &&
@@ -76,8 +87,9 @@ FAKEDEV_WATCH=$A fake load "$A"
 	grep -q "^load $(file_id "$A") flags=1 .* build_id=$ID_A reserved=0$" "$TMP/log" &&
 	cmp -s "$TMP/data" "$TMP/a.raw" &&
 	[ "$(grep -c '^child ' "$TMP/log")" = 1 ] &&
-	grep -qx "child translate whole" "$TMP/log"
-ok $? "load ELF: one open, its descriptor, its build ID, gen's section, made by a generator child (exit $st)"
+	grep -qx "child translate whole" "$TMP/log" &&
+	! grep -q '^libelf ' "$TMP/log"
+ok $? "load ELF: one open, its descriptor, its build ID, gen's section, made by a generator child, no ELF parsed by load (exit $st)"
 
 # 2. The file replaced right after sframectl opened it: everything it
 # hands over is still the opened file's.
@@ -135,13 +147,15 @@ fake load "$TMP/fifo"
 [ $st = 2 ] && grep -q "fifo: not a regular file" "$TMP/err"
 ok $? "a FIFO at the path: refused without blocking (exit $st)"
 
-# 10. --system --dry-run: every object made, the device never opened.
+# 10. --system --dry-run: every object made, the device never opened, no
+# object parsed but in the children (the vDSO, the kernel's, is).
 fake load --system --dry-run "$TMP/objs"
 cat "$TMP/out"
 [ $st = 0 ] && grep -q "^3 ELF objects: 3 sidecars made, dry run" "$TMP/out" &&
 	[ "$(grep -c '^child translate ' "$TMP/log")" = 3 ] &&
-	! grep -qv '^child ' "$TMP/log"
-ok $? "load --system --dry-run: 3 of 3 made, each by a child, no ioctl (exit $st)"
+	! grep -v '^child \|^libelf ' "$TMP/log" &&
+	[ -z "$(parsed_here "$TMP"/objs/*)" ]
+ok $? "load --system --dry-run: 3 of 3 made, each by a child, no ioctl, no libelf in load (exit $st)"
 
 # 11. --system: each object loaded through its own descriptor, and the
 # vDSO's section without one.
@@ -194,6 +208,7 @@ for f in ${MAPPED//:/ }; do
 done
 [ "$(grep -c '^report-mapped ' "$TMP/log")" = 1 ] &&
 	grep -qx 'report-mapped 0' "$TMP/log" && [ -z "$unserved" ] &&
+	! grep -q '^libelf ' "$TMP/log" &&
 	grep -q "^load $(file_id "$A") flags=5 " "$TMP/log"
 swept=$?
 [ $swept = 0 ] || cat "$TMP/log" >&2
@@ -205,7 +220,7 @@ fake status --run-dir "$TMP/run"
 r=$?
 [ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
 ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
-ok $swept "serve --jobs 1 at start: one sweep asked for; each object it reported loaded through its descriptor"
+ok $swept "serve --jobs 1 at start: one sweep asked for; each object it reported loaded through its descriptor; no ELF parsed but in the children"
 
 # 14. A runtime directory others can write: what is in it is not believed.
 chmod 0777 "$TMP/run"
@@ -229,7 +244,7 @@ ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $s
 # meanwhile, is refused and made again; the others come from the cache.
 LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 libc_digest=$(sha256sum "$LIBC" | cut -c1-64 | sed 's/../\\x&/g')
-key=$({ printf 'SFRCACHE\0\2\0\0\0\2\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
+key=$({ printf 'SFRCACHE\0\3\0\0\0\2\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
 	sha256sum | cut -c1-64)
 entry=$TMP/cache/$key.sidecar
 size=$(stat -c %s "$entry" 2>/dev/null || echo 0)

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +455,62 @@ static void test_filter(void)
 	       "the filter program kills executable memory");
 }
 
+/* Does the parent refuse @size bytes at @data as @obj's result? */
+static bool refused(const char *path, const struct sframe_input *obj,
+		    const struct sframe_code *code, const u8 *data,
+		    size_t size)
+{
+	return sframe_load_sidecar_obj(-1, -1, path, obj, code, "a result",
+				       data, size, false) == EXIT_INVALID;
+}
+
+/*
+ * What a subverted child could send instead of @path's result @res
+ * (@len bytes): the parent refuses each, and never as ELF.  The section
+ * alone in a sidecar file, which the parent once read through libelf; a
+ * result cut short or grown; a build ID not the file's, or too long.
+ */
+static void test_result_checked(const char *path,
+				const struct sframe_input *obj,
+				const struct sframe_code *code,
+				const u8 *res, size_t len)
+{
+	struct sframe_gen_result h;
+	size_t elf_size;
+	u8 *copy, *elf;
+
+	memcpy(&h, res, sizeof(h));
+	elf = sframe_container(res + sizeof(h), h.section_size,
+			       SFRAME_NATIVE_EM, h.vaddr, NULL, 0, &elf_size);
+	copy = malloc(len + 1);
+	if (!elf || !copy || !h.build_id_size) {
+		tap_ok(false, "%s: a result with a build ID, copied (%u bytes of it)",
+		       path, h.build_id_size);
+		goto out;
+	}
+	tap_ok(refused(path, obj, code, elf, elf_size),
+	       "the parent refuses the section in an ELF sidecar: it reads no ELF a child made");
+	tap_ok(refused(path, obj, code, res, len - 1) &&
+	       refused(path, obj, code, res, sizeof(h) - 1),
+	       "the parent refuses a result cut short, in its section or its header");
+	memcpy(copy, res, len);
+	copy[len] = 0;
+	tap_ok(refused(path, obj, code, copy, len + 1),
+	       "the parent refuses a result with a byte more than its section");
+	copy[offsetof(struct sframe_gen_result, build_id)] ^= 1;
+	tap_ok(refused(path, obj, code, copy, len),
+	       "the parent refuses a result for another build ID");
+	memcpy(copy, res, len);
+	h.build_id_size = SFRAME_BUILD_ID_MAX + 2;
+	memcpy(copy, &h, sizeof(h));
+	tap_ok(refused(path, obj, code, copy, len),
+	       "the parent refuses a result whose build ID claims %u bytes",
+	       h.build_id_size);
+out:
+	free(copy);
+	free(elf);
+}
+
 /* The generator, confined, on @path: a sidecar the parent accepts. */
 static void test_generator(const char *path)
 {
@@ -491,6 +548,8 @@ static void test_generator(const char *path)
 	       !sframe_load_sidecar_obj(-1, -1, path, &obj, &code,
 					"its sidecar", j.buf, j.len, false),
 	       "the parent's checks accept what came back");
+	if (end == SERVE_GEN_DONE)
+		test_result_checked(path, &obj, &code, j.buf, j.len);
 	serve_gen_free(&j);
 	sframe_input_free(&obj);
 }
