@@ -15,31 +15,11 @@
 #include <sys/stat.h>
 
 #include "atomic_write.h"
-
-/* Write all of @iov (@n pieces; changed as they are written) to @fd. */
-static int atomic_write_all(int fd, struct iovec *iov, int n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = writev(fd, iov, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
-			w -= iov->iov_len;
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= w;
-		}
-	}
-	return 0;
-}
+#include "sframectl.h"
 
 /*
- * Make @path, in the directory @dir, the @n pieces @iov (changed as they
- * are written), readable by all: 0, or -errno with @path as it was.
+ * Make @path, in the directory @dir, the @n pieces @iov, readable by all:
+ * 0, or -errno with @path as it was.
  */
 int atomic_write(const char *dir, const char *path, struct iovec *iov, int n)
 {
@@ -52,7 +32,8 @@ int atomic_write(const char *dir, const char *path, struct iovec *iov, int n)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = atomic_write_all(fd, iov, n);
+	for (ret = 0; !ret && n; n--, iov++)
+		ret = sframe_write_all(fd, iov->iov_base, iov->iov_len);
 	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
 		ret = -errno;
 	if (close(fd) && !ret)

@@ -151,25 +151,6 @@ int sframe_open(const char *path, char *msg, size_t msg_size)
 	return fd;
 }
 
-/* Write all of @data to @fd; 0, or -1 with errno set. */
-static int write_all(int fd, const unsigned char *data, size_t size)
-{
-	ssize_t n;
-
-	while (size) {
-		n = write(fd, data, size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			errno = EIO;
-		if (n <= 0)
-			return -1;
-		data += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * A memory file holding @size bytes at @data, sealed against any change:
  * what a generator child receives as its input, and nothing else of ours.
@@ -180,14 +161,19 @@ int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 {
 	unsigned int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
 			     F_SEAL_SEAL;
-	int fd;
+	int fd, err;
 
 	fd = memfd_create("sframectl-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd >= 0 && !write_all(fd, data, size) &&
-	    !fcntl(fd, F_ADD_SEALS, seals))
+	if (fd < 0)
+		err = errno;
+	else
+		err = -sframe_write_all(fd, data, size);
+	if (!err && fcntl(fd, F_ADD_SEALS, seals))
+		err = errno;
+	if (!err)
 		return fd;
 	snprintf(msg, msg_size, "cannot seal its bytes for the generator: %s",
-		 strerror(errno));
+		 strerror(err));
 	if (fd >= 0)
 		close(fd);
 	return -1;

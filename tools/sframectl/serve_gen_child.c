@@ -62,9 +62,8 @@ static bool serve_gen_oom_first(void)
 int serve_gen_translate(const struct serve_gen_child *c, int out)
 {
 	char msg[SFRAME_MSG_MAX] = "translate: fill|whole";
-	size_t size, done = 0;
+	size_t size;
 	u8 *data;
-	ssize_t n;
 	int ret = -1;
 
 	if (c->args[0])
@@ -75,12 +74,8 @@ int serve_gen_translate(const struct serve_gen_child *c, int out)
 		data = (u8 *)msg;
 		size = strlen(msg);
 	}
-	while (done < size) {
-		n = write(out, data + done, size - done);
-		if (n <= 0)
-			return -1;
-		done += n;
-	}
+	if (sframe_write_all(out, data, size))
+		return -1;
 	return ret;
 }
 
