@@ -78,7 +78,7 @@ static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
  * Read the file open at @fd (@path, for messages) whole, at most @max
  * bytes, and take its SFrame section out of it (@raw: it is one).
  */
-enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
+static enum sframe_load_status input_load_fd_max(struct sframe_input *in,
 						 int fd, const char *path,
 						 bool raw,
 						 unsigned long long max,
@@ -98,12 +98,105 @@ enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
 	return SFRAME_LOAD_OK;
 }
 
+#define INPUT_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+
+/*
+ * Read what @fd gives, at most @max bytes, into the memory file @mfd: its
+ * length, or -1 with @msg saying why.  It is mapped shared, one byte past
+ * @max, so the bytes are written once, and only pages read are used.
+ */
+static long long input_read_memfd(int mfd, int fd, unsigned long long max,
+				  char *msg, size_t msg_size)
+{
+	size_t cap = max + 1, len = 0;
+	unsigned char *buf;
+	ssize_t n = 0;
+
+	if (ftruncate(mfd, cap)) {
+		snprintf(msg, msg_size, "%s", strerror(errno));
+		return -1;
+	}
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (buf == MAP_FAILED) {
+		snprintf(msg, msg_size, "%s", strerror(errno));
+		return -1;
+	}
+	while (len < cap) {
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (n < 0)
+		snprintf(msg, msg_size, "%s", strerror(errno));
+	munmap(buf, cap);
+	if (len > max) {
+		snprintf(msg, msg_size, "more than %llu bytes", max);
+		return -1;
+	}
+	return n < 0 ? -1 : (long long)len;
+}
+
+/*
+ * Read the file open at @fd (@path, for messages) whole, at most @max
+ * bytes, into a memory file sealed against any change, which @in then
+ * maps read-only: the bytes are held once, and the memory file is what a
+ * generator child receives as its input.  Its descriptor (close-on-exec;
+ * the caller's to close), or -1 with @msg saying why.
+ */
+int sframe_input_load_sealed(struct sframe_input *in, int fd, const char *path,
+			     unsigned long long max, char *msg,
+			     size_t msg_size)
+{
+	long long len = -1;
+	void *map = NULL;
+	int mfd;
+
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	if (max > SFRAMECTL_MAX_FILE)
+		max = SFRAMECTL_MAX_FILE;
+	mfd = memfd_create("sframectl-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		snprintf(msg, msg_size, "%s", strerror(errno));
+	else
+		len = input_read_memfd(mfd, fd, max, msg, msg_size);
+	if (len >= 0 && (ftruncate(mfd, len) ||
+			 fcntl(mfd, F_ADD_SEALS, INPUT_SEALS))) {
+		snprintf(msg, msg_size, "cannot seal its bytes: %s",
+			 strerror(errno));
+		len = -1;
+	}
+	/* Private: a shared mapping of a write-sealed file needs Linux 6.7. */
+	if (len > 0) {
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, mfd, 0);
+		if (map == MAP_FAILED) {
+			snprintf(msg, msg_size, "%s", strerror(errno));
+			len = -1;
+		}
+	}
+	if (len < 0) {
+		if (mfd >= 0)
+			close(mfd);
+		return -1;
+	}
+	in->file = map;
+	in->file_size = len;
+	in->sealed = true;
+	in->bytes = in->file;
+	in->size = in->file_size;
+	in->name = ".sframe";
+	return mfd;
+}
+
 enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 					     const char *path, bool raw,
 					     char *msg, size_t msg_size)
 {
-	return sframe_input_load_fd_max(in, fd, path, raw, SFRAMECTL_MAX_FILE,
-					msg, msg_size);
+	return input_load_fd_max(in, fd, path, raw, SFRAMECTL_MAX_FILE, msg,
+				 msg_size);
 }
 
 enum sframe_load_status sframe_input_load(struct sframe_input *in,
@@ -159,8 +252,6 @@ int sframe_open(const char *path, char *msg, size_t msg_size)
 int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 			size_t msg_size)
 {
-	unsigned int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-			     F_SEAL_SEAL;
 	int fd, err;
 
 	fd = memfd_create("sframectl-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -168,7 +259,7 @@ int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 		err = errno;
 	else
 		err = -sframe_write_all(fd, data, size);
-	if (!err && fcntl(fd, F_ADD_SEALS, seals))
+	if (!err && fcntl(fd, F_ADD_SEALS, INPUT_SEALS))
 		err = errno;
 	if (!err)
 		return fd;
@@ -177,40 +268,6 @@ int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 	if (fd >= 0)
 		close(fd);
 	return -1;
-}
-
-/*
- * sframe_memfd_sealed() of @in's file bytes; @in then reads them through
- * a read-only mapping of that file, so they are held once.  The
- * descriptor, or -1 with @msg saying why (@in is unchanged).
- */
-int sframe_input_seal(struct sframe_input *in, char *msg, size_t msg_size)
-{
-	void *map = NULL;
-	int fd;
-
-	fd = sframe_memfd_sealed(in->file, in->file_size, msg, msg_size);
-	if (fd < 0)
-		return -1;
-	/* Private: a shared mapping of a write-sealed file needs Linux 6.7. */
-	if (in->file_size) {
-		map = mmap(NULL, in->file_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			snprintf(msg, msg_size, "cannot map its sealed bytes: %s",
-				 strerror(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	if (in->bytes >= in->file && in->bytes <= in->file + in->file_size)
-		in->bytes = (unsigned char *)map + (in->bytes - in->file);
-	if (!in->sealed)
-		free(in->file);
-	else if (in->file_size)
-		munmap(in->file, in->file_size);
-	in->file = map;
-	in->sealed = true;
-	return fd;
 }
 
 void sframe_input_free(struct sframe_input *in)

@@ -433,9 +433,9 @@ int sframe_load_one(int dev, const char *elf, const char *path, u32 flags,
 
 /*
  * For sframectl serve: hand the module on @dev the generator's result
- * @name, whose bytes are @data (@size), for the object open at @fd,
- * already read to @obj (its code: @code; @elf names it in messages), to
- * keep while the object is mapped; with @fill, behind the object's own
+ * @name, whose bytes are @data (@size), for the object open at @fd
+ * (its code: @code; @elf names it in messages), to keep while the
+ * object is mapped; with @fill, behind the object's own
  * section.  @data may come from untrusted code (a generator child): it
  * gets every check load makes on a sidecar (the result's fields, the
  * build ID, full validation, functions inside the code), serve's one
@@ -447,14 +447,13 @@ int sframe_load_one(int dev, const char *elf, const char *path, u32 flags,
  * @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
-			    const struct sframe_input *obj,
 			    const struct sframe_code *code, const char *name,
 			    const u8 *data, size_t size, bool fill)
 {
 	struct sidecar_bytes bytes = { .data = data, .size = size };
 	struct sframe_load_totals t = { 0 };
 
-	return load_obj(dev, fd, elf, obj, code, name, &bytes,
+	return load_obj(dev, fd, elf, NULL, code, name, &bytes,
 			SFRAME_SIDECAR_WHILE_MAPPED |
 			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
 }

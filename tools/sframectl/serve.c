@@ -161,8 +161,8 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 	struct sframe_input obj;
 	struct sframe_code code;
 	u8 *side = NULL;
+	int ret, input = -1;
 	size_t size;
-	int ret;
 
 	serve_paced(s, owner, rec->size, true);	/* what it costs its owner */
 	serve_fd_name(fd, name, sizeof(name));
@@ -173,11 +173,14 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
 		goto published;
 	}
-	/* No more than its report's size, on which its share was judged. */
-	ret = sframe_input_load_fd_max(&obj, fd, name, true, rec->size, msg,
-				       sizeof(msg));
+	/*
+	 * No more than its report's size, on which its share was judged;
+	 * held once, sealed, as a child would get it.
+	 */
+	input = sframe_input_load_sealed(&obj, fd, name, rec->size, msg,
+					 sizeof(msg));
 	changed = serve_changed(fd, rec);
-	if (ret != SFRAME_LOAD_OK || changed) {
+	if (input < 0 || changed) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
 			changed ? "changed after it was reported; not served" :
 				  msg);
@@ -199,7 +202,7 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 		goto out;
 	}
 	if (!serve_cache_get(&s->cache, &key, &side, &size)) {
-		ret = sframe_load_sidecar_obj(s->dev, fd, name, &obj, &code,
+		ret = sframe_load_sidecar_obj(s->dev, fd, name, &code,
 					      key.path, side, size, fill);
 		if (ret != EXIT_INVALID) {
 			serve_loaded(s, seen, ret, true, fill);
@@ -209,11 +212,13 @@ static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
 			key.path, name);
 		serve_cache_drop(&s->cache, &key);
 	}
-	serve_generate(s, fd, seen, swept, owner, name, &obj, &code, fill,
-		       &key);
+	serve_generate(s, fd, seen, swept, owner, name, input, obj.file_size,
+		       &code, fill, &key);
 out:
 	free(side);
 	sframe_input_free(&obj);
+	if (input >= 0)
+		close(input);
 published:
 	serve_publish(s, s->st.doing);
 }
@@ -266,6 +271,13 @@ static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 			name, (long long)st.st_size, SERVE_OWNER_FILE_MAX,
 			(unsigned int)owner);
 		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
+		return;
+	}
+	if (st.st_size > SERVE_FILE_MAX) {
+		serve_fd_name(fd, name, sizeof(name));
+		fprintf(stderr, "sframectl: serve: %s: %lld bytes, over the %lld the service reads of a file; not served\n",
+			name, (long long)st.st_size, SERVE_FILE_MAX);
+		s->st.failed[SFRAME_SERVE_TOO_LARGE]++;
 		return;
 	}
 	seen = serve_remember(&s->seen, &st, &first);

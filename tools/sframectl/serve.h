@@ -51,6 +51,12 @@
 #define SERVE_OWNER_BURST	4
 #define SERVE_OWNER_FILE_MAX	(256LL << 20)
 /*
+ * Nor is anyone's file over SERVE_FILE_MAX, root's included: the service
+ * holds each file it reads whole, in a memory file its child maps, up to
+ * --jobs + 1 at once, and its unit's MemoryMax= allows for that.
+ */
+#define SERVE_FILE_MAX		(1LL << 30)
+/*
  * Sweeps to find again what was put off or dropped: at most one per
  * SERVE_RESWEEP_MS, and with --once only one.
  */
@@ -94,7 +100,6 @@ struct serve_work {
 	struct serve_gen_job gen;	/* gen.pid 0: this worker is free */
 	int fd;				/* the report's, held until the end */
 	size_t seen;			/* its index in serve->seen.rec */
-	struct sframe_input obj;
 	struct sframe_code code;
 	bool fill;
 	bool swept;			/* a sweep found it */
@@ -178,7 +183,7 @@ int serve_next(struct serve *s);
 void serve_loaded(struct serve *s, size_t seen, int ret, bool from_cache,
 		  bool fill);
 void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
-		    uid_t owner, const char *name, struct sframe_input *obj,
+		    uid_t owner, const char *name, int input, size_t size,
 		    const struct sframe_code *code, bool fill,
 		    const struct serve_cache_key *key);
 void serve_job_end(struct serve *s, struct serve_work *w,

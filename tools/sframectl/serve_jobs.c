@@ -49,7 +49,7 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 	int fail = -1, ret = 0;
 
 	if (end == SERVE_GEN_DONE) {
-		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name, &w->obj,
+		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name,
 					      &w->code, w->key.path,
 					      w->gen.buf, w->gen.len, w->fill);
 		invalid = ret == EXIT_INVALID;
@@ -111,7 +111,6 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 		s->seen.rec[w->seen].no_sidecar = !again;
 	}
 	serve_gen_free(&w->gen);
-	sframe_input_free(&w->obj);
 	close(w->fd);
 	w->fd = -1;
 	s->running--;
@@ -119,19 +118,18 @@ void serve_job_end(struct serve *s, struct serve_work *w,
 }
 
 /*
- * Translate @obj, @name's bytes (ours to keep), in a child; or queue the
- * file, open at @fd, for later when no worker is free for it (@swept:
- * only a sweep reported it).
+ * Translate @name's @size bytes, sealed in the memory file @input, in a
+ * child; or queue the file, open at @fd, for later when no worker is
+ * free for it (@swept: only a sweep reported it).  Only the child holds
+ * the bytes while it runs.
  */
 void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
-			   uid_t owner, const char *name, struct sframe_input *obj,
-			   const struct sframe_code *code, bool fill,
-			   const struct serve_cache_key *key)
+		    uid_t owner, const char *name, int input, size_t size,
+		    const struct sframe_code *code, bool fill,
+		    const struct serve_cache_key *key)
 {
-	char msg[SFRAME_MSG_MAX] = "";
 	struct serve_work *w = s->work;
 	enum serve_gen_end end;
-	int input;
 
 	while (w < s->work + s->jobs && w->gen.pid)
 		w++;
@@ -143,8 +141,6 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 	}
 	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	w->seen = seen;
-	w->obj = *obj;
-	memset(obj, 0, sizeof(*obj));
 	w->code = *code;
 	w->fill = fill;
 	w->swept = swept;
@@ -154,18 +150,11 @@ void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
 	s->running++;
 	s->running_swept += swept;
 	w->gen = (struct serve_gen_job){ .out = -1 };
-	if (w->fd < 0) {
+	/* The child gets this file's bytes, sealed, and nothing else. */
+	if (w->fd < 0)
 		end = serve_gen_not_started(&w->gen, "dup", errno);
-	} else {
-		/* The child gets this file's bytes, sealed, nothing else. */
-		input = sframe_input_seal(&w->obj, msg, sizeof(msg));
-		end = input < 0 ?
-		      serve_gen_not_started(&w->gen, msg, 0) :
-		      serve_gen_start_translate(&w->gen, input,
-						w->obj.file_size, fill);
-		if (input >= 0)
-			close(input);
-	}
+	else
+		end = serve_gen_start_translate(&w->gen, input, size, fill);
 	if (end != SERVE_GEN_RUNNING)
 		serve_job_end(s, w, end);
 }
@@ -179,7 +168,6 @@ void serve_stop_jobs(struct serve *s)
 		if (!s->work[i].gen.pid)
 			continue;
 		serve_gen_free(&s->work[i].gen);
-		sframe_input_free(&s->work[i].obj);
 		close(s->work[i].fd);
 	}
 	for (i = 0; i < s->queued; i++)

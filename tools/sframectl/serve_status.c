@@ -66,6 +66,8 @@ static const struct {
 	{ "not_stored", offsetof(struct sframe_serve_state, not_stored) },
 	{ "failed_changed",
 	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_CHANGED]) },
+	{ "failed_too_large",
+	  offsetof(struct sframe_serve_state, failed[SFRAME_SERVE_TOO_LARGE]) },
 };
 
 /* Why an object got no sidecar, as status prints it. */
@@ -80,6 +82,7 @@ static const char * const serve_fail_names[SFRAME_SERVE_NR_FAILS] = {
 	[SFRAME_SERVE_QUEUE_FULL] = "queue full",
 	[SFRAME_SERVE_OWNER_SHARE] = "owner's share full",
 	[SFRAME_SERVE_CHANGED] = "changed after its report",
+	[SFRAME_SERVE_TOO_LARGE] = "too large",
 };
 
 static unsigned int *serve_counter(struct sframe_serve_state *st,

@@ -32,7 +32,7 @@ struct sframe_input {
 	const char *path;
 	unsigned char *file;		/* whole file, owned */
 	size_t file_size;
-	bool sealed;			/* file maps sframe_input_seal()'s */
+	bool sealed;			/* file maps a sealed memory file */
 	unsigned char *bytes;		/* the section: in file, or owned copy */
 	size_t size;
 	unsigned char *copy;		/* owned relocated copy, if any */
@@ -57,15 +57,12 @@ enum sframe_load_status sframe_input_load(struct sframe_input *in,
 enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
 					     const char *path, bool raw,
 					     char *msg, size_t msg_size);
-enum sframe_load_status sframe_input_load_fd_max(struct sframe_input *in,
-						 int fd, const char *path,
-						 bool raw,
-						 unsigned long long max,
-						 char *msg, size_t msg_size);
+int sframe_input_load_sealed(struct sframe_input *in, int fd, const char *path,
+			     unsigned long long max, char *msg,
+			     size_t msg_size);
 int sframe_open(const char *path, char *msg, size_t msg_size);
 int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
 			size_t msg_size);
-int sframe_input_seal(struct sframe_input *in, char *msg, size_t msg_size);
 void sframe_input_free(struct sframe_input *in);
 
 enum sframe_load_status sframe_elf_extract(struct sframe_input *in,
@@ -141,7 +138,6 @@ int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 int sframe_load_command(int argc, char **argv);
 int sframe_open_device(void);
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
-			    const struct sframe_input *obj,
 			    const struct sframe_code *code, const char *name,
 			    const u8 *data, size_t size, bool fill);
 int sframe_serve_command(int argc, char **argv);
@@ -158,6 +154,7 @@ enum sframe_serve_fail {
 	SFRAME_SERVE_QUEUE_FULL,	/* too many files waiting for one */
 	SFRAME_SERVE_OWNER_SHARE,	/* too many of its owner's waiting */
 	SFRAME_SERVE_CHANGED,		/* it changed after it was reported */
+	SFRAME_SERVE_TOO_LARGE,		/* over SERVE_FILE_MAX: not read */
 	SFRAME_SERVE_NR_FAILS,
 };
 

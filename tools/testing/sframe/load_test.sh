@@ -216,7 +216,7 @@ fake status --run-dir "$TMP/run"
 [ $st = 0 ] && grep -Eqx "service: running, pid $serve, up [0-9]+ s, idle" "$TMP/out" &&
 	grep -qx "service: objects covered: $loads (generated $made, from the cache $((loads - made)))" "$TMP/out" &&
 	grep -qx "service: pending: ? (read 0, queued in the module ?)" "$TMP/out" &&
-	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0, owner's share full 0, changed after its report 0\)" "$TMP/out"
+	grep -Eqx "service: failed: $failed \(unreadable [0-9]+, cannot generate SFrame [0-9]+, cache not writable 0, not loaded 0, generator killed 0, generator over time 0, generator output invalid 0, queue full 0, owner's share full 0, changed after its report 0, too large 0\)" "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/serve.out" "$TMP/out" >&2
 ok $r "status, serve running: its PID; $loads sidecars covered, $made generated (exit $st)"
@@ -349,6 +349,20 @@ FAKEDEV_FRESH=$TMP/u/big:$B FAKEDEV_OWNER=1001 fake serve --once \
 r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
 ok $r "serve: a user's 300 MiB file refused by its size, unread; root's served"
+
+# 23b. Root's files are bounded too, by what the unit's MemoryMax= allows
+# for (SERVE_FILE_MAX, 1 GiB): one of 1.1 GiB (sparse) is not read,
+# counted as too large; root's other file is served.
+cp "$A" "$TMP/huge" && chmod go-w "$TMP/huge" && truncate -s 1100M "$TMP/huge"
+FAKEDEV_FRESH=$TMP/huge:$B fake serve --once --cache "$TMP/cache3" \
+	--run-dir "$TMP/run"
+[ $st = 0 ] && grep -q "$TMP/huge: 1153433600 bytes, over the 1073741824 the service reads of a file; not served" "$TMP/err" &&
+	! grep -q "^load $(file_id "$TMP/huge") " "$TMP/log" &&
+	grep -q "^load $(file_id "$B") " "$TMP/log" && grep -q ", 1 failed, " "$TMP/out"
+r=$?
+[ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
+rm -f "$TMP/huge"
+ok $r "serve: root's 1.1 GiB file refused by its size, unread; root's other file served"
 
 # 24. A file name is the user's to choose: one with a newline and a
 # line after it is logged with the newline escaped (\012), so no log

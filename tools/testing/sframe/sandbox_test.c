@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -455,13 +456,12 @@ static void test_filter(void)
 	       "the filter program kills executable memory");
 }
 
-/* Does the parent refuse @size bytes at @data as @obj's result? */
-static bool refused(const char *path, const struct sframe_input *obj,
-		    const struct sframe_code *code, const u8 *data,
-		    size_t size)
+/* Does the parent refuse @size bytes at @data as the result for @code? */
+static bool refused(const char *path, const struct sframe_code *code,
+		    const u8 *data, size_t size)
 {
-	return sframe_load_sidecar_obj(-1, -1, path, obj, code, "a result",
-				       data, size, false) == EXIT_INVALID;
+	return sframe_load_sidecar_obj(-1, -1, path, code, "a result", data,
+				       size, false) == EXIT_INVALID;
 }
 
 /*
@@ -471,7 +471,6 @@ static bool refused(const char *path, const struct sframe_input *obj,
  * result cut short or grown; a build ID not the file's, or too long.
  */
 static void test_result_checked(const char *path,
-				const struct sframe_input *obj,
 				const struct sframe_code *code,
 				const u8 *res, size_t len)
 {
@@ -488,27 +487,77 @@ static void test_result_checked(const char *path,
 		       path, h.build_id_size);
 		goto out;
 	}
-	tap_ok(refused(path, obj, code, elf, elf_size),
+	tap_ok(refused(path, code, elf, elf_size),
 	       "the parent refuses the section in an ELF sidecar: it reads no ELF a child made");
-	tap_ok(refused(path, obj, code, res, len - 1) &&
-	       refused(path, obj, code, res, sizeof(h) - 1),
+	tap_ok(refused(path, code, res, len - 1) &&
+	       refused(path, code, res, sizeof(h) - 1),
 	       "the parent refuses a result cut short, in its section or its header");
 	memcpy(copy, res, len);
 	copy[len] = 0;
-	tap_ok(refused(path, obj, code, copy, len + 1),
+	tap_ok(refused(path, code, copy, len + 1),
 	       "the parent refuses a result with a byte more than its section");
 	copy[offsetof(struct sframe_gen_result, build_id)] ^= 1;
-	tap_ok(refused(path, obj, code, copy, len),
+	tap_ok(refused(path, code, copy, len),
 	       "the parent refuses a result for another build ID");
 	memcpy(copy, res, len);
 	h.build_id_size = SFRAME_BUILD_ID_MAX + 2;
 	memcpy(copy, &h, sizeof(h));
-	tap_ok(refused(path, obj, code, copy, len),
+	tap_ok(refused(path, code, copy, len),
 	       "the parent refuses a result whose build ID claims %u bytes",
 	       h.build_id_size);
 out:
 	free(copy);
 	free(elf);
+}
+
+/*
+ * The service's read of @path for a child: the whole file, held once in a
+ * memory file that nothing can change any more; one byte more than it
+ * may read, and it is refused.
+ */
+static void test_sealed_input(const char *path)
+{
+	char msg[SFRAME_MSG_MAX] = "";
+	struct sframe_input in;
+	unsigned char *want;
+	struct stat st;
+	int fd, mfd, seals = 0;
+	bool same = false;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < 2) {
+		tap_ok(false, "%s: cannot read it for the sealed read", path);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	mfd = sframe_input_load_sealed(&in, fd, path, st.st_size - 1, msg,
+				       sizeof(msg));
+	tap_ok(mfd < 0 && strstr(msg, "more than"),
+	       "a file read sealed with a byte more than its limit: refused (%s)",
+	       msg);
+	if (mfd >= 0)
+		close(mfd);
+	sframe_input_free(&in);
+	lseek(fd, 0, SEEK_SET);
+	mfd = sframe_input_load_sealed(&in, fd, path, st.st_size, msg,
+				       sizeof(msg));
+	want = malloc(st.st_size);
+	if (mfd >= 0 && want && pread(fd, want, st.st_size, 0) == st.st_size) {
+		same = in.file_size == (size_t)st.st_size &&
+		       !memcmp(in.file, want, st.st_size);
+		seals = fcntl(mfd, F_GET_SEALS);
+	}
+	tap_ok(same && seals == (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+				 F_SEAL_SEAL) &&
+	       write(mfd, "x", 1) < 0 && errno == EPERM,
+	       "a file read sealed: its %lld bytes, in a memory file sealed against any change (%s)",
+	       (long long)st.st_size, mfd < 0 ? msg : "read");
+	free(want);
+	if (mfd >= 0)
+		close(mfd);
+	sframe_input_free(&in);
+	close(fd);
 }
 
 /* The generator, confined, on @path: a sidecar the parent accepts. */
@@ -521,13 +570,22 @@ static void test_generator(const char *path)
 	enum serve_gen_end end;
 	struct sframe_input obj;
 	long long t;
-	int input = -1;
+	int fd, input = -1;
 
-	/* Its bytes, as the service hands them to a child: sealed. */
-	if (!sframe_input_load(&obj, path, true, msg, sizeof(msg)) &&
-	    !sframe_elf_code(obj.file, obj.file_size, &code, msg,
-			     sizeof(msg)))
-		input = sframe_input_seal(&obj, msg, sizeof(msg));
+	/* Its bytes, as the service reads them for a child: sealed. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		input = sframe_input_load_sealed(&obj, fd, path, ~0ULL, msg,
+						 sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (input >= 0 && sframe_elf_code(obj.file, obj.file_size, &code,
+					  msg, sizeof(msg))) {
+		close(input);
+		input = -1;
+	}
 	if (input < 0) {
 		tap_ok(false, "%s: %s", path, msg);
 		sframe_input_free(&obj);
@@ -545,11 +603,11 @@ static void test_generator(const char *path)
 	tap_ok(end == SERVE_GEN_DONE, "%s translated in the sandbox (%s, %zu bytes, %lld ms)",
 	       path, serve_gen_end_str(end), j.len, t);
 	tap_ok(end == SERVE_GEN_DONE &&
-	       !sframe_load_sidecar_obj(-1, -1, path, &obj, &code,
-					"its sidecar", j.buf, j.len, false),
+	       !sframe_load_sidecar_obj(-1, -1, path, &code, "its sidecar",
+					j.buf, j.len, false),
 	       "the parent's checks accept what came back");
 	if (end == SERVE_GEN_DONE)
-		test_result_checked(path, &obj, &code, j.buf, j.len);
+		test_result_checked(path, &code, j.buf, j.len);
 	serve_gen_free(&j);
 	sframe_input_free(&obj);
 }
@@ -720,6 +778,7 @@ int main(int argc, char **argv)
 	       TEST_OUT_MAX, serve_gen_end_str(end));
 	serve_gen_free(&j);
 
+	test_sealed_input(argc > 1 ? argv[1] : TEST_LIBC);
 	test_generator(argc > 1 ? argv[1] : TEST_LIBC);
 
 	tap_ok(ends[SERVE_GEN_DONE] == 2 && ends[SERVE_GEN_FAILED] == 1 &&
