@@ -22,6 +22,13 @@
  * is at most what the module takes.
  */
 #define SERVE_GEN_WALL_MS	60000
+/*
+ * A child runs at idle priority and may wait for a CPU as long as the
+ * machine is busy: its wall-clock budget is spent only by the CPU time it
+ * gets, and in all it has at most this many times that budget (10 min for
+ * a translation).
+ */
+#define SERVE_GEN_WALL_STARVED	10
 #define SERVE_GEN_CPU_SECONDS	60
 #define SERVE_GEN_MEMORY	(256ULL << 20)
 #define SERVE_GEN_MEMORY_PER_BYTE 32
@@ -100,7 +107,8 @@ _Noreturn void serve_gen_refuse(int out, const char *what, int err);
 struct serve_gen_job {
 	pid_t pid;			/* 0: no child */
 	int out;			/* read end of its result pipe */
-	long long deadline;		/* serve_gen_now() */
+	long long start, deadline;	/* serve_gen_now() */
+	unsigned int wall_ms;		/* its budget, spent by CPU time */
 	size_t max;			/* bytes it may write */
 	unsigned char *buf;		/* what it wrote */
 	size_t len, cap;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@
 static struct sandbox_limits limits;
 static unsigned int ends[SERVE_GEN_NOT_STARTED + 1];
 static unsigned int refusals;		/* test_refused() runs */
+static unsigned int over_time;		/* children that must run out of time */
 
 /* Wait for the job @j, started as @end, to end; count how it did. */
 static enum serve_gen_end finish(struct serve_gen_job *j,
@@ -250,6 +252,21 @@ static void proc_line(pid_t pid, const char *name, char *val, size_t size)
 	val[strcspn(val, "\n")] = '\0';
 }
 
+/* The scheduling policy of @pid, field 41 of /proc/@pid/stat; -1 unknown. */
+static int proc_policy(pid_t pid)
+{
+	char line[1024], *p;
+	int policy = -1, i;
+
+	proc_line(pid, "stat", line, sizeof(line));
+	p = strrchr(line, ')');		/* its name may hold anything */
+	for (i = 2; p && i < 41; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		policy = atoi(p + 1);
+	return policy;
+}
+
 static unsigned int proc_fds(pid_t pid)
 {
 	char path[64];
@@ -273,6 +290,7 @@ static void test_confined(void)
 	char seccomp[64], nnp[64], eff[64], bnd[64], uid[64], adj[64];
 	struct serve_gen_job j;
 	unsigned int fds, i;
+	int policy;
 	pid_t pid;
 	bool root = !geteuid();
 
@@ -289,6 +307,7 @@ static void test_confined(void)
 	proc_status(j.pid, "Uid", uid, sizeof(uid));
 	fds = proc_fds(j.pid);
 	proc_line(j.pid, "oom_score_adj", adj, sizeof(adj));
+	policy = proc_policy(j.pid);
 	pid = j.pid;
 	tap_ok(!strcmp(seccomp, "2"), "the child is in seccomp filter mode (Seccomp: %s)",
 	       seccomp);
@@ -305,9 +324,57 @@ static void test_confined(void)
 	tap_ok(!strcmp(adj, "1000"),
 	       "the kernel's first choice when memory runs out (oom_score_adj: %s)",
 	       adj);
+	tap_ok(policy == SCHED_IDLE,
+	       "it runs only when a CPU would idle (policy %d, SCHED_IDLE %d)",
+	       policy, SCHED_IDLE);
 	serve_gen_free(&j);
 	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH,
 	       "stopped: killed and reaped");
+}
+
+/*
+ * A child that loops while a busy process holds its one CPU: it gets
+ * almost none of it, and what spends its budget is CPU time, so it is
+ * killed only at its limit in all, SERVE_GEN_WALL_STARVED times its
+ * budget, not at the budget.
+ */
+static void test_starved(void)
+{
+	cpu_set_t one, all;
+	struct serve_gen_job j;
+	enum serve_gen_end end;
+	pid_t busy;
+	long long t;
+
+	CPU_ZERO(&one);
+	if (sched_getaffinity(0, sizeof(all), &all)) {
+		tap_ok(false, "a starved child: sched_getaffinity: %s",
+		       strerror(errno));
+		return;
+	}
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	busy = fork();
+	if (busy == 0)
+		for (;;)
+			;
+	t = serve_gen_now();
+	end = start(&j, "loop", -1, TEST_LOOP_MS, TEST_OUT_MAX);
+	/* The child and the busy one share a CPU; the parent, not that one. */
+	sched_setaffinity(0, sizeof(all), &all);
+	end = finish(&j, end);
+	t = serve_gen_now() - t;
+	over_time++;
+	if (busy > 0) {
+		kill(busy, SIGKILL);
+		waitpid(busy, NULL, 0);
+	}
+	tap_ok(busy > 0 && end == SERVE_GEN_OVER_TIME &&
+	       t >= (SERVE_GEN_WALL_STARVED - 1) * TEST_LOOP_MS &&
+	       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 3000,
+	       "a child that loops on a CPU kept busy: killed at %d times its budget of %u ms, not at the budget (%s after %lld ms)",
+	       SERVE_GEN_WALL_STARVED, TEST_LOOP_MS, serve_gen_end_str(end), t);
+	serve_gen_free(&j);
 }
 
 static void test_refused(const char *what, const char *mode, int sig)
@@ -756,6 +823,7 @@ int main(int argc, char **argv)
 
 	t = serve_gen_now();
 	end = start(&j, "loop", -1, TEST_LOOP_MS, TEST_OUT_MAX);
+	over_time++;
 	pid = j.pid;
 	end = finish(&j, end);
 	t = serve_gen_now() - t;
@@ -764,6 +832,7 @@ int main(int argc, char **argv)
 	       TEST_LOOP_MS, serve_gen_end_str(end), t);
 	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH, "and reaped");
 	serve_gen_free(&j);
+	test_starved();
 
 	end = run(&j, "allocate", TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_FAILED && j.len == 13 &&
@@ -783,7 +852,8 @@ int main(int argc, char **argv)
 
 	tap_ok(ends[SERVE_GEN_DONE] == 2 && ends[SERVE_GEN_FAILED] == 1 &&
 	       ends[SERVE_GEN_KILLED] == refusals &&
-	       ends[SERVE_GEN_OVER_TIME] == 1 && ends[SERVE_GEN_TOO_LARGE] == 1,
+	       ends[SERVE_GEN_OVER_TIME] == over_time &&
+	       ends[SERVE_GEN_TOO_LARGE] == 1,
 	       "the parent counted each end: %u done, %u failed, %u killed, %u over time, %u too large",
 	       ends[SERVE_GEN_DONE], ends[SERVE_GEN_FAILED],
 	       ends[SERVE_GEN_KILLED], ends[SERVE_GEN_OVER_TIME],
