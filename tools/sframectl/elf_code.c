@@ -61,17 +61,24 @@ static void elf_code_build_id(const u8 *buf, u64 len, u64 align,
 	}
 }
 
-/* The program header @ph of the file @d (@size bytes), into @code. */
-static void elf_code_phdr(const u8 *d, size_t size, const Elf64_Phdr *ph,
+/*
+ * The program header @ph of the file @d (@size bytes), into @code: false
+ * if the module would refuse the file for it.  Until a build ID is found,
+ * the module reads the first ELF_CODE_MAX_NOTES bytes of each PT_NOTE,
+ * and a read past the end of the file fails the whole object.
+ */
+static bool elf_code_phdr(const u8 *d, size_t size, const Elf64_Phdr *ph,
 			  struct sframe_code *code)
 {
+	u64 len = ph->p_filesz < ELF_CODE_MAX_NOTES ? ph->p_filesz :
+						      ELF_CODE_MAX_NOTES;
+
 	if (ph->p_type == SFRAME_PT_GNU_SFRAME) {
 		code->has_sframe = true;
-	} else if (ph->p_type == PT_NOTE && !code->build_id_size &&
-		   elf_code_has(size, ph->p_offset, ph->p_filesz)) {
-		elf_code_build_id(d + ph->p_offset,
-				  ph->p_filesz < ELF_CODE_MAX_NOTES ?
-				  ph->p_filesz : ELF_CODE_MAX_NOTES,
+	} else if (ph->p_type == PT_NOTE && !code->build_id_size && len) {
+		if (!elf_code_has(size, ph->p_offset, len))
+			return false;
+		elf_code_build_id(d + ph->p_offset, len,
 				  ph->p_align == 8 ? 8 : 4, code);
 	} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
 		   code->nr < SFRAME_CODE_MAX) {
@@ -79,6 +86,7 @@ static void elf_code_phdr(const u8 *d, size_t size, const Elf64_Phdr *ph,
 		code->seg[code->nr].size = ph->p_filesz;
 		code->nr++;
 	}
+	return true;
 }
 
 /*
@@ -116,7 +124,10 @@ enum sframe_load_status sframe_elf_code(const unsigned char *d, size_t size,
 				       "ELF program headers out of bounds");
 	for (i = 0; i < eh.e_phnum; i++) {
 		memcpy(&ph, d + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		elf_code_phdr(d, size, &ph, code);
+		if (!elf_code_phdr(d, size, &ph, code))
+			return sframe_elf_fail(msg, msg_size,
+					       SFRAME_LOAD_INVALID,
+					       "a PT_NOTE past the end of the file");
 	}
 	if (!code->nr)
 		return sframe_elf_fail(msg, msg_size, SFRAME_LOAD_INVALID,

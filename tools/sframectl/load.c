@@ -117,7 +117,8 @@ static int sidecar_generate(struct serve_gen_job *j, const char *elf,
 
 /*
  * Take the section out of the generator's result @bytes, for @name;
- * @sc's own when @made.  0, or EXIT_INVALID, said why.
+ * @made, its buffer when not NULL, is @sc's to free (freed here when
+ * the result is refused).  0, or EXIT_INVALID, said why.
  */
 static int sidecar_result(struct sidecar *sc, const char *name,
 			  const struct sidecar_bytes *bytes, u8 *made)
@@ -125,12 +126,13 @@ static int sidecar_result(struct sidecar *sc, const char *name,
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_gen_result h;
 
-	sc->made = made;
 	if (sframe_gen_result_read(bytes->data, bytes->size, &h, &sc->data,
 				   msg, sizeof(msg)) != SFRAME_LOAD_OK) {
 		fprintf(stderr, "sframectl: %s: %s\n", name, msg);
+		free(made);
 		return EXIT_INVALID;
 	}
+	sc->made = made;
 	sc->size = h.section_size;
 	sc->vaddr = h.vaddr;
 	sc->result = true;

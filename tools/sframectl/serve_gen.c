@@ -134,6 +134,7 @@ enum serve_gen_end serve_gen_start(struct serve_gen_job *j,
 	fcntl(j->out, F_SETFL, O_NONBLOCK);
 	j->start = serve_gen_now();
 	j->wall_ms = wall_ms;
+	j->cpu_ms_max = lim->cpu_seconds * 1000LL;
 	j->deadline = j->start + wall_ms;
 	return SERVE_GEN_RUNNING;
 }
@@ -161,16 +162,23 @@ enum serve_gen_end serve_gen_start_translate(struct serve_gen_job *j,
 			       input, args);
 }
 
-/* Kill the child if it still runs and reap it; what its status says. */
+/*
+ * Kill the child if it still runs and reap it; what its status says.  A
+ * kill that RLIMIT_CPU made (SIGKILL at its hard limit, SIGXCPU at the
+ * soft one), with the CPU time to show for it, is its running out of
+ * time, not a kill from outside (the OOM killer's).
+ */
 static enum serve_gen_end serve_gen_reap(struct serve_gen_job *j, bool kill_it)
 {
+	struct rusage ru;
+	long long cpu_ms;
 	pid_t got;
 	int status;
 
 	if (kill_it)
 		kill(j->pid, SIGKILL);
 	do
-		got = waitpid(j->pid, &status, 0);
+		got = wait4(j->pid, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
 	j->pid = 0;
 	close(j->out);
@@ -179,6 +187,11 @@ static enum serve_gen_end serve_gen_reap(struct serve_gen_job *j, bool kill_it)
 		return SERVE_GEN_NOT_STARTED;	/* reaped by someone else */
 	if (WIFSIGNALED(status)) {
 		j->signal = WTERMSIG(status);
+		cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000LL +
+			 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		if ((j->signal == SIGKILL || j->signal == SIGXCPU) &&
+		    cpu_ms * 10 >= j->cpu_ms_max * 9)
+			return SERVE_GEN_OVER_TIME;
 		return SERVE_GEN_KILLED;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_USAGE)
@@ -259,7 +272,7 @@ static long long serve_gen_cpu_ms(pid_t pid)
 		return -1;
 	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
 	fclose(f);
-	for (i = 2; p && i < 13; i++)	/* past its name, to field 13 */
+	for (i = 2; p && i < 14; i++)	/* past its name, to field 14 */
 		p = strchr(p + 1, ' ');
 	if (!p || hz <= 0 || sscanf(p, "%llu %llu", &utime, &stime) != 2)
 		return -1;

@@ -44,7 +44,7 @@ enum serve_gen_end {
 	SERVE_GEN_DONE,			/* exit 0: out holds the result */
 	SERVE_GEN_FAILED,		/* its own exit: out holds why */
 	SERVE_GEN_KILLED,		/* a signal: seccomp, RLIMIT_CPU, OOM */
-	SERVE_GEN_OVER_TIME,		/* past its wall-clock budget */
+	SERVE_GEN_OVER_TIME,		/* past its wall-clock or CPU budget */
 	SERVE_GEN_TOO_LARGE,		/* wrote more than it may */
 	SERVE_GEN_NOT_STARTED,		/* see above */
 };
@@ -109,6 +109,7 @@ struct serve_gen_job {
 	int out;			/* read end of its result pipe */
 	long long start, deadline;	/* serve_gen_now() */
 	unsigned int wall_ms;		/* its budget, spent by CPU time */
+	long long cpu_ms_max;		/* its RLIMIT_CPU */
 	size_t max;			/* bytes it may write */
 	unsigned char *buf;		/* what it wrote */
 	size_t len, cap;

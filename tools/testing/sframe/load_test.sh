@@ -147,6 +147,31 @@ fake load "$TMP/fifo"
 [ $st = 2 ] && grep -q "fifo: not a regular file" "$TMP/err"
 ok $? "a FIFO at the path: refused without blocking (exit $st)"
 
+# 9b. A PT_NOTE whose first bytes lie past the end of the file: the module
+# refuses such an object whole, and load, which reads the object as the
+# module does (not through libelf), refuses it too, before any child.
+cp "$A" "$TMP/badnote"
+python3 - "$TMP/badnote" <<'PY'
+import os, struct, sys
+path = sys.argv[1]
+size = os.path.getsize(path)
+with open(path, "r+b") as f:
+    f.seek(0x20)
+    phoff = struct.unpack("<Q", f.read(8))[0]
+    f.seek(0x38)
+    phnum = struct.unpack("<H", f.read(2))[0]
+    for i in range(phnum):
+        f.seek(phoff + 56 * i)
+        if struct.unpack("<I", f.read(4))[0] == 4:	# PT_NOTE
+            f.seek(phoff + 56 * i + 8)
+            f.write(struct.pack("<Q", size - 8))
+            break
+PY
+fake load "$TMP/badnote"
+[ $st = 1 ] && grep -q "badnote: a PT_NOTE past the end of the file" "$TMP/err" &&
+	! grep -q '^load \|^child ' "$TMP/log"
+ok $? "load: an object whose PT_NOTE runs past its end refused as the module would, no child (exit $st)"
+
 # 10. --system --dry-run: every object made, the device never opened, no
 # object parsed but in the children (the vDSO, the kernel's, is).
 fake load --system --dry-run "$TMP/objs"
