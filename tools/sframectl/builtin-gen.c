@@ -4,6 +4,7 @@
  * (a container file, the raw section, the statistics, a comparison).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,15 @@ static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
 	return ret;
 }
 
+static const struct option gen_options[] = {
+	{ "raw", no_argument, NULL, 'r' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "fill", no_argument, NULL, 'f' },
+	{ "compare", no_argument, NULL, 'c' },
+	{ "at", required_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /*
  * sframectl gen ELF [-o OUT] [--raw] [--fill] [--stats]
  *		     [--compare [--at FILE]]
@@ -106,36 +116,40 @@ static int gen_run(struct gen *g, const char *out, bool raw, bool stats,
 int sframe_gen_command(int argc, char **argv)
 {
 	bool raw = false, stats = false, compare = false, fill = false;
-	const char *out = NULL, *path = NULL, *at = NULL;
+	const char *out = NULL, *at = NULL;
 	struct gen g = { 0 };
-	int i, ret;
+	bool bad = false;
+	int opt, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--raw")) {
+	while ((opt = getopt_long(argc, argv, "o:", gen_options, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
 			raw = true;
-		} else if (!strcmp(argv[i], "--stats")) {
+			break;
+		case 's':
 			stats = true;
-		} else if (!strcmp(argv[i], "--fill")) {
+			break;
+		case 'f':
 			fill = true;
-		} else if (!strcmp(argv[i], "--compare")) {
+			break;
+		case 'c':
 			compare = true;
-		} else if (!strcmp(argv[i], "--at") && i + 1 < argc) {
-			at = argv[++i];
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (argv[i][0] != '-' && !path) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "sframectl: gen: unexpected argument '%s'\n",
-				argv[i]);
-			return EXIT_USAGE;
+			break;
+		case 'a':
+			at = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			bad = true;
 		}
 	}
-	if (!path) {
+	if (bad || optind != argc - 1) {
 		fprintf(stderr, "usage: sframectl gen ELF [-o OUT] [--raw] [--fill] [--stats] [--compare [--at FILE]]\n");
 		return EXIT_USAGE;
 	}
-	g.path = path;
+	g.path = argv[optind];
 	g.fill = fill;
 	ret = gen_run(&g, out, raw, stats, compare, at);
 	gen_free(&g);

@@ -6,6 +6,7 @@
  * holds and what the service says (serve_status.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,60 +15,110 @@
 #include <sframe/ioctl.h>
 #include "load.h"
 
-int sframe_load_command(int argc, char **argv)
+static const struct option load_options[] = {
+	{ "force", no_argument, NULL, 'f' },	/* test the kernel's checks */
+	{ "fill", no_argument, NULL, 'F' },
+	{ "system", no_argument, NULL, 's' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "vdso", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What sframectl load was asked, from its options. */
+struct load_args {
+	bool force, system, dry_run, vdso;
+	u32 flags;
+};
+
+/* sframectl load --system [--dry-run] [DIR...], and the vDSO's. */
+static int load_system(bool dry, int ndirs, char **dirs)
+{
+	int dev = dry ? -1 : sframe_open_device();
+	int ret;
+
+	if (dev < 0 && !dry)
+		return EXIT_USAGE;
+	ret = sframe_load_system(dev, ndirs, dirs);
+	ret = sframe_vdso_load(dev, true) ?: ret;
+	if (dev >= 0)
+		close(dev);
+	return ret;
+}
+
+/* sframectl load --vdso */
+static int load_vdso(void)
+{
+	int dev = sframe_open_device();
+	int ret;
+
+	if (dev < 0)
+		return EXIT_USAGE;
+	ret = sframe_vdso_load(dev, false);
+	close(dev);
+	return ret;
+}
+
+/* sframectl load [--force] [--fill] ELF [SIDECAR] */
+static int load_elf(const struct load_args *a, const char *elf,
+		    const char *sidecar)
 {
 	struct sframe_load_totals t = { 0 };
-	bool force = false;
-	u32 flags = 0;
 	int dev, ret;
 
-	if (argc >= 2 && !strcmp(argv[1], "--force")) {
-		force = true;		/* test the kernel's own checks */
-		argc--;
-		argv++;
-	}
-	if (argc >= 2 && !strcmp(argv[1], "--fill")) {
-		flags = SFRAME_SIDECAR_FILL;
-		argc--;
-		argv++;
-	}
-	if (argc >= 2 && !force && !flags && !strcmp(argv[1], "--system")) {
-		bool dry = argc >= 3 && !strcmp(argv[2], "--dry-run");
-
-		dev = dry ? -1 : sframe_open_device();
-		if (dev < 0 && !dry)
-			return EXIT_USAGE;
-		ret = sframe_load_system(dev, argc - 2 - dry, argv + 2 + dry);
-		ret = sframe_vdso_load(dev, true) ?: ret;
-		if (dev >= 0)
-			close(dev);
-		return ret;
-	}
-	if (argc == 2 && !force && !flags && !strcmp(argv[1], "--vdso")) {
-		dev = sframe_open_device();
-		if (dev < 0)
-			return EXIT_USAGE;
-		ret = sframe_vdso_load(dev, false);
-		close(dev);
-		return ret;
-	}
-	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: sframectl load [--force] [--fill] ELF [SIDECAR]\n"
-				"       sframectl load --system [--dry-run] [DIR...]\n"
-				"       sframectl load --vdso\n");
-		return EXIT_USAGE;
-	}
 	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
-	ret = sframe_load_one(dev, argv[1], argc == 3 ? argv[2] : NULL, flags,
-			      false, force, &t);
+	ret = sframe_load_one(dev, elf, sidecar, a->flags, false, a->force,
+			      &t);
 	close(dev);
 	if (ret == -ENODATA) {
-		printf("%s: its own .sframe leaves nothing to fill\n", argv[1]);
+		printf("%s: its own .sframe leaves nothing to fill\n", elf);
 		ret = 0;
 	}
 	return ret;
+}
+
+int sframe_load_command(int argc, char **argv)
+{
+	struct load_args a = { 0 };
+	bool bad = false;
+	int opt, args;
+
+	while ((opt = getopt_long(argc, argv, "", load_options, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			a.force = true;
+			break;
+		case 'F':
+			a.flags = SFRAME_SIDECAR_FILL;
+			break;
+		case 's':
+			a.system = true;
+			break;
+		case 'n':
+			a.dry_run = true;
+			break;
+		case 'v':
+			a.vdso = true;
+			break;
+		default:
+			bad = true;
+		}
+	}
+	args = argc - optind;
+	bad |= (a.system || a.vdso) && (a.force || a.flags);
+	bad |= a.dry_run && !a.system;
+	if (!bad && a.system && !a.vdso)
+		return load_system(a.dry_run, args, argv + optind);
+	if (!bad && a.vdso && !a.system && !args)
+		return load_vdso();
+	if (!bad && !a.system && !a.vdso && (args == 1 || args == 2))
+		return load_elf(&a, argv[optind],
+				args == 2 ? argv[optind + 1] : NULL);
+	fprintf(stderr, "usage: sframectl load [--force] [--fill] ELF [SIDECAR]\n"
+			"       sframectl load --system [--dry-run] [DIR...]\n"
+			"       sframectl load --vdso\n");
+	return EXIT_USAGE;
 }
 
 int sframe_unload_command(int argc, char **argv)

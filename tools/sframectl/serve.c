@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -531,6 +532,60 @@ static int serve_mib(const char *opt, const char *arg, unsigned int *mib)
 	return -1;
 }
 
+static const struct option serve_options[] = {
+	{ "cache", required_argument, NULL, 'c' },
+	{ "cache-max-mb", required_argument, NULL, 'm' },
+	{ "owner-cache-mb", required_argument, NULL, 'o' },
+	{ "run-dir", required_argument, NULL, 'r' },
+	{ "root-only", no_argument, NULL, 'R' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "once", no_argument, NULL, '1' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Its options into @s and the rest: 0, or -1 (the usage said). */
+static int serve_args(int argc, char **argv, struct serve *s,
+		      unsigned int *cache_max_mb, unsigned int *owner_mb,
+		      bool *once)
+{
+	int opt, bad = 0;
+
+	while (!bad && (opt = getopt_long(argc, argv, "", serve_options,
+					  NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			s->dir = optarg;
+			break;
+		case 'm':
+			bad = serve_mib("--cache-max-mb", optarg, cache_max_mb);
+			break;
+		case 'o':
+			bad = serve_mib("--owner-cache-mb", optarg, owner_mb);
+			break;
+		case 'r':
+			s->run_dir = optarg;
+			break;
+		case 'R':
+			s->root_only = true;
+			break;
+		case 'j':
+			s->jobs = atoi(optarg);
+			bad = s->jobs < 1 || s->jobs > SERVE_JOBS_MAX;
+			break;
+		case '1':
+			*once = true;
+			break;
+		default:
+			bad = 1;
+		}
+	}
+	if (!bad && optind == argc)
+		return 0;
+	fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N] [--run-dir DIR] [--root-only] [--jobs 1-%d] [--once]\n",
+		SERVE_JOBS_MAX);
+	return -1;
+}
+
 /*
  * sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N]
  *                 [--run-dir DIR] [--root-only] [--jobs N] [--once]
@@ -546,36 +601,10 @@ int sframe_serve_command(int argc, char **argv)
 	struct pollfd pfd[2];
 	bool once = false;
 	sigset_t stop;
-	int i, err, ret = EXIT_USAGE;
+	int err, ret = EXIT_USAGE;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
-			s.dir = argv[++i];
-		} else if (!strcmp(argv[i], "--cache-max-mb") && i + 1 < argc) {
-			if (serve_mib(argv[i], argv[i + 1], &cache_max_mb))
-				return EXIT_USAGE;
-			i++;
-		} else if (!strcmp(argv[i], "--owner-cache-mb") &&
-			   i + 1 < argc) {
-			if (serve_mib(argv[i], argv[i + 1], &owner_mb))
-				return EXIT_USAGE;
-			i++;
-		} else if (!strcmp(argv[i], "--run-dir") && i + 1 < argc) {
-			s.run_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--root-only")) {
-			s.root_only = true;
-		} else if (!strcmp(argv[i], "--once")) {
-			once = true;
-		} else if (!strcmp(argv[i], "--jobs") && i + 1 < argc &&
-			   atoi(argv[i + 1]) >= 1 &&
-			   atoi(argv[i + 1]) <= SERVE_JOBS_MAX) {
-			s.jobs = atoi(argv[++i]);
-		} else {
-			fprintf(stderr, "usage: sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N] [--run-dir DIR] [--root-only] [--jobs 1-%d] [--once]\n",
-				SERVE_JOBS_MAX);
-			return EXIT_USAGE;
-		}
-	}
+	if (serve_args(argc, argv, &s, &cache_max_mb, &owner_mb, &once))
+		return EXIT_USAGE;
 	s.owner_cache_max = (unsigned long long)owner_mb << 20;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
