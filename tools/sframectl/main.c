@@ -159,26 +159,31 @@ static int cmd_check(int argc, char **argv)
 	return worst;
 }
 
+/* The commands: each gets its own name as argv[0]. */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "dump", cmd_dump },
+	{ "check", cmd_check },
+	{ "gen", sframe_gen_command },
+	{ "load", sframe_load_command },
+	{ "unload", sframe_unload_command },
+	{ "status", sframe_status_command },
+	{ "serve", sframe_serve_command },
+};
+
 int main(int argc, char **argv)
 {
+	size_t i;
+
 	if (argc < 2) {
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "check"))
-		return cmd_check(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "gen"))
-		return sframe_gen_command(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "load"))
-		return sframe_load_command(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "unload"))
-		return sframe_unload_command(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "status"))
-		return sframe_status_command(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "serve"))
-		return sframe_serve_command(argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
 	/* Not a command: how serve starts its generator children. */
 	if (!strcmp(argv[1], SERVE_GEN_CHILD_ARG))
 		serve_gen_child_main(argc, argv, serve_gen_modes);
