@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reading an input file whole, through one descriptor, and taking its
- * SFrame section out of it: a bare section with --raw, otherwise an ELF
- * object.
+ * Reading an input file whole, through one descriptor: into memory, to
+ * take its SFrame section out of it (a bare section with --raw, otherwise
+ * an ELF object), or into a sealed memory file, a generator child's
+ * input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,20 +76,18 @@ static enum sframe_load_status read_fd(struct sframe_input *in, int fd,
 }
 
 /*
- * Read the file open at @fd (@path, for messages) whole, at most @max
- * bytes, and take its SFrame section out of it (@raw: it is one).
+ * Read the file open at @fd (@path, for messages) whole, and take its
+ * SFrame section out of it (@raw: it is one).
  */
-static enum sframe_load_status input_load_fd_max(struct sframe_input *in,
-						 int fd, const char *path,
-						 bool raw,
-						 unsigned long long max,
-						 char *msg, size_t msg_size)
+enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
+					     const char *path, bool raw,
+					     char *msg, size_t msg_size)
 {
 	enum sframe_load_status st;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	st = read_fd(in, fd, max, msg, msg_size);
+	st = read_fd(in, fd, SFRAMECTL_MAX_FILE, msg, msg_size);
 	if (st != SFRAME_LOAD_OK || !raw)
 		return st == SFRAME_LOAD_OK ? sframe_elf_extract(in, msg, msg_size)
 					    : st;
@@ -189,14 +188,6 @@ int sframe_input_load_sealed(struct sframe_input *in, int fd, const char *path,
 	in->size = in->file_size;
 	in->name = ".sframe";
 	return mfd;
-}
-
-enum sframe_load_status sframe_input_load_fd(struct sframe_input *in, int fd,
-					     const char *path, bool raw,
-					     char *msg, size_t msg_size)
-{
-	return input_load_fd_max(in, fd, path, raw, SFRAMECTL_MAX_FILE, msg,
-				 msg_size);
 }
 
 enum sframe_load_status sframe_input_load(struct sframe_input *in,
