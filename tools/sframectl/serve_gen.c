@@ -281,10 +281,10 @@ static long long serve_gen_cpu_ms(pid_t pid)
 
 /*
  * Past its budget at @now: killed and reaped.  What spends the budget is
- * the CPU time the child gets, not the time an idle-priority child waits
- * while the machine is busy: at its deadline, a child that had less is
- * given until it could have had it all, up to SERVE_GEN_WALL_STARVED
- * times its budget in all.
+ * the CPU time the child gets, not the time it waits for a CPU on a
+ * loaded machine: at its deadline, a child that had less is given until
+ * it could have had it all, up to SERVE_GEN_WALL_STARVED times its budget
+ * in all.
  */
 enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 {

@@ -23,10 +23,9 @@
  */
 #define SERVE_GEN_WALL_MS	60000
 /*
- * A child runs at idle priority and may wait for a CPU as long as the
- * machine is busy: its wall-clock budget is spent only by the CPU time it
- * gets, and in all it has at most this many times that budget (10 min for
- * a translation).
+ * A child on a loaded machine may wait for a CPU: its wall-clock budget is
+ * spent only by the CPU time it gets, and in all it has at most this many
+ * times that budget (10 min for a translation).
  */
 #define SERVE_GEN_WALL_STARVED	10
 #define SERVE_GEN_CPU_SECONDS	60

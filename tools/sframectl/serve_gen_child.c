@@ -8,14 +8,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "serve_gen.h"
@@ -54,21 +52,6 @@ static bool serve_gen_oom_first(void)
 	done = write(fd, "1000", 4) == 4;
 	close(fd);
 	return done;
-}
-
-/*
- * Run only when a CPU would otherwise idle: what the machine runs comes
- * before a sidecar (the parent does not count the time waited against the
- * budget, serve_gen_expire()).  Lowering it needs no privilege; where the
- * policy is refused (a seccomp filter of a container's), the lowest nice
- * value, or nothing: a sidecar made at the usual priority beats none.
- */
-static void serve_gen_idle(void)
-{
-	struct sched_param sp = { .sched_priority = 0 };
-
-	if (sched_setscheduler(0, SCHED_IDLE, &sp))
-		setpriority(PRIO_PROCESS, 0, 19);
 }
 
 /*
@@ -141,7 +124,6 @@ _Noreturn void serve_gen_child_main(int argc, char **argv,
 	prctl(PR_SET_NAME, "sframectl-gen", 0, 0, 0);
 	if (!serve_gen_oom_first())
 		serve_gen_refuse(1, "cannot set its oom_score_adj", errno);
-	serve_gen_idle();
 	if (!fstat(0, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
 		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, 0, 0);
 		if (map == MAP_FAILED)

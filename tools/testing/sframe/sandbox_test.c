@@ -269,21 +269,6 @@ static void proc_line(pid_t pid, const char *name, char *val, size_t size)
 	val[strcspn(val, "\n")] = '\0';
 }
 
-/* The scheduling policy of @pid, field 41 of /proc/@pid/stat; -1 unknown. */
-static int proc_policy(pid_t pid)
-{
-	char line[1024], *p;
-	int policy = -1, i;
-
-	proc_line(pid, "stat", line, sizeof(line));
-	p = strrchr(line, ')');		/* its name may hold anything */
-	for (i = 2; p && i < 41; i++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		policy = atoi(p + 1);
-	return policy;
-}
-
 static unsigned int proc_fds(pid_t pid)
 {
 	char path[64];
@@ -307,7 +292,6 @@ static void test_confined(void)
 	char seccomp[64], nnp[64], eff[64], bnd[64], uid[64], adj[64];
 	struct serve_gen_job j;
 	unsigned int fds, i;
-	int policy;
 	pid_t pid;
 	bool root = !geteuid();
 
@@ -324,7 +308,6 @@ static void test_confined(void)
 	proc_status(j.pid, "Uid", uid, sizeof(uid));
 	fds = proc_fds(j.pid);
 	proc_line(j.pid, "oom_score_adj", adj, sizeof(adj));
-	policy = proc_policy(j.pid);
 	pid = j.pid;
 	tap_ok(!strcmp(seccomp, "2"), "the child is in seccomp filter mode (Seccomp: %s)",
 	       seccomp);
@@ -341,19 +324,15 @@ static void test_confined(void)
 	tap_ok(!strcmp(adj, "1000"),
 	       "the kernel's first choice when memory runs out (oom_score_adj: %s)",
 	       adj);
-	tap_ok(policy == SCHED_IDLE,
-	       "it runs only when a CPU would idle (policy %d, SCHED_IDLE %d)",
-	       policy, SCHED_IDLE);
 	serve_gen_free(&j);
 	tap_ok(!j.pid && kill(pid, 0) && errno == ESRCH,
 	       "stopped: killed and reaped");
 }
 
 /*
- * A child that loops while a busy process holds its one CPU: it gets
- * almost none of it, and what spends its budget is CPU time, so it is
- * killed only at its limit in all, SERVE_GEN_WALL_STARVED times its
- * budget, not at the budget.
+ * A child that loops on one CPU beside a busy process gets about half of
+ * it, and what spends its budget is CPU time: it is killed when it has
+ * had its budget, at about twice it in wall-clock time, not at the budget.
  */
 static void test_starved(void)
 {
@@ -387,10 +366,10 @@ static void test_starved(void)
 		waitpid(busy, NULL, 0);
 	}
 	tap_ok(busy > 0 && end == SERVE_GEN_OVER_TIME &&
-	       t >= (SERVE_GEN_WALL_STARVED - 1) * TEST_LOOP_MS &&
-	       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 3000,
-	       "a child that loops on a CPU kept busy: killed at %d times its budget of %u ms, not at the budget (%s after %lld ms)",
-	       SERVE_GEN_WALL_STARVED, TEST_LOOP_MS, serve_gen_end_str(end), t);
+	       t >= TEST_LOOP_MS * 3 / 2 &&
+	       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 2000,
+	       "a child that loops on a CPU shared with a busy process: killed once it had its budget of %u ms in CPU time, not at the budget (%s after %lld ms)",
+	       TEST_LOOP_MS, serve_gen_end_str(end), t);
 	serve_gen_free(&j);
 }
 
