@@ -235,32 +235,6 @@ int sframe_open(const char *path, char *msg, size_t msg_size)
 	return fd;
 }
 
-/*
- * A memory file holding @size bytes at @data, sealed against any change:
- * what a generator child receives as its input, and nothing else of ours.
- * Its descriptor (close-on-exec), or -1 with @msg saying why.
- */
-int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
-			size_t msg_size)
-{
-	int fd, err;
-
-	fd = memfd_create("sframectl-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		err = errno;
-	else
-		err = -sframe_write_all(fd, data, size);
-	if (!err && fcntl(fd, F_ADD_SEALS, INPUT_SEALS))
-		err = errno;
-	if (!err)
-		return fd;
-	snprintf(msg, msg_size, "cannot seal its bytes for the generator: %s",
-		 strerror(err));
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
 void sframe_input_free(struct sframe_input *in)
 {
 	free(in->copy);

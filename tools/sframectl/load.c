@@ -76,27 +76,24 @@ struct sidecar_bytes {
 };
 
 /*
- * The sidecar file a generator child makes of @elf, whose bytes @obj
- * holds (@fill: for what its own section leaves out), in @j: made as
- * serve makes it, in a sandboxed program of its own, never in this
- * process (which may be root's, and the file a user's).  0, or an exit
- * status, said why.
+ * The result a generator child makes of @elf, whose bytes the sealed
+ * memory file @input holds (@fill: for what its own section leaves out),
+ * in @j: made as serve makes it, in a sandboxed program of its own, never
+ * in this process (which may be root's, and the file a user's).  0, or
+ * an exit status, said why.
  */
 static int sidecar_generate(struct serve_gen_job *j, const char *elf,
-			    const struct sframe_input *obj, bool fill)
+			    int input, bool fill)
 {
 	char msg[SFRAME_MSG_MAX] = "";
 	enum serve_gen_end end;
-	int input;
+	struct stat st;
 
-	input = sframe_memfd_sealed(obj->file, obj->file_size, msg,
-				    sizeof(msg));
-	if (input < 0) {
-		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
+	if (fstat(input, &st)) {
+		fprintf(stderr, "sframectl: %s: %s\n", elf, strerror(errno));
 		return EXIT_USAGE;
 	}
-	end = serve_gen_start_translate(j, input, obj->file_size, fill);
-	close(input);
+	end = serve_gen_start_translate(j, input, st.st_size, fill);
 	end = serve_gen_wait(j, end);
 	if (end == SERVE_GEN_DONE)
 		return 0;
@@ -143,12 +140,13 @@ static int sidecar_result(struct sidecar *sc, const char *name,
 
 /*
  * The section for @elf: @path's .sframe, read here; or the generator's
- * result, @bytes when given, else made now from @elf, whose bytes @obj
- * holds (with @fill, for what its own section leaves out).
+ * result, @bytes when given, else made now from @elf, whose bytes the
+ * sealed memory file @input holds (with @fill, for what its own section
+ * leaves out).
  */
 static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
-		       const struct sidecar_bytes *bytes,
-		       const struct sframe_input *obj, bool fill)
+		       const struct sidecar_bytes *bytes, int input,
+		       bool fill)
 {
 	struct serve_gen_job j = { .out = -1 };
 	char msg[SFRAME_MSG_MAX] = "";
@@ -160,7 +158,7 @@ static int sidecar_get(struct sidecar *sc, const char *elf, const char *path,
 	if (bytes)
 		return sidecar_result(sc, path ?: elf, bytes, NULL);
 	if (!path) {
-		ret = sidecar_generate(&j, elf, obj, fill);
+		ret = sidecar_generate(&j, elf, input, fill);
 		if (!ret) {
 			made = (struct sidecar_bytes){ .data = j.buf,
 						       .size = j.len };
@@ -299,19 +297,19 @@ static int load_refused(const char *elf, const struct build_id *want)
 }
 
 /*
- * Load a sidecar for @elf, open at @fd, whose bytes @obj holds and whose
- * code @code describes: from @path, or generated, with the ioctl flags
+ * Load a sidecar for @elf, open at @fd, whose bytes the sealed memory
+ * file @input holds (-1: none, @bytes given) and whose code @code
+ * describes: from @path, or generated, with the ioctl flags
  * @flags besides the build ID's.  Exit status, or -EEXIST when a
  * SFRAME_SIDECAR_WHILE_MAPPED load met a sidecar loaded by hand, which
  * stays, or -ENODATA when a SFRAME_SIDECAR_FILL sidecar has no function:
  * the object's own section leaves nothing out, and nothing is loaded.
- * @fd is the descriptor handed to the module, and @obj was read through
+ * @fd is the descriptor handed to the module, and @input was read through
  * it, so a file put at the path meanwhile cannot get a sidecar made for
  * another.  With @dev < 0 (--dry-run) everything but the
  * hand-over to the module is done.
  */
-static int load_obj(int dev, int fd, const char *elf,
-		    const struct sframe_input *obj,
+static int load_obj(int dev, int fd, const char *elf, int input,
 		    const struct sframe_code *code, const char *path,
 		    const struct sidecar_bytes *bytes, u32 flags, bool quiet,
 		    bool force, struct sframe_load_totals *t)
@@ -323,7 +321,7 @@ static int load_obj(int dev, int fd, const char *elf,
 
 	have.size = code->build_id_size;
 	memcpy(have.id, code->build_id, code->build_id_size);
-	ret = sidecar_get(&sc, elf, path, bytes, obj,
+	ret = sidecar_get(&sc, elf, path, bytes, input,
 			  flags & SFRAME_SIDECAR_FILL);
 	if (ret) {
 		t->failed++;
@@ -389,10 +387,12 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 	char msg[SFRAME_MSG_MAX] = "";
 	struct sframe_input obj;
 	struct sframe_code code;
-	int ret;
+	int ret, input;
 
-	if (sframe_input_load_fd(&obj, fd, elf, true, msg, sizeof(msg)) !=
-	    SFRAME_LOAD_OK) {
+	/* Held once: what a generator child gets as it is. */
+	input = sframe_input_load_sealed(&obj, fd, elf, ~0ULL, msg,
+					 sizeof(msg));
+	if (input < 0) {
 		fprintf(stderr, "sframectl: %s: %s\n", elf, msg);
 		return EXIT_USAGE;
 	}
@@ -406,10 +406,11 @@ static int load_fd(int dev, int fd, const char *elf, const char *path,
 		t->own_sframe++;
 		ret = 0;
 	} else {
-		ret = load_obj(dev, fd, elf, &obj, &code, path, NULL, flags,
+		ret = load_obj(dev, fd, elf, input, &code, path, NULL, flags,
 			       quiet, force, t);
 	}
 	sframe_input_free(&obj);
+	close(input);
 	return ret;
 }
 
@@ -455,7 +456,7 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 	struct sidecar_bytes bytes = { .data = data, .size = size };
 	struct sframe_load_totals t = { 0 };
 
-	return load_obj(dev, fd, elf, NULL, code, name, &bytes,
+	return load_obj(dev, fd, elf, -1, code, name, &bytes,
 			SFRAME_SIDECAR_WHILE_MAPPED |
 			(fill ? SFRAME_SIDECAR_FILL : 0), false, false, &t);
 }

@@ -61,8 +61,6 @@ int sframe_input_load_sealed(struct sframe_input *in, int fd, const char *path,
 			     unsigned long long max, char *msg,
 			     size_t msg_size);
 int sframe_open(const char *path, char *msg, size_t msg_size);
-int sframe_memfd_sealed(const unsigned char *data, size_t size, char *msg,
-			size_t msg_size);
 void sframe_input_free(struct sframe_input *in);
 
 enum sframe_load_status sframe_elf_extract(struct sframe_input *in,

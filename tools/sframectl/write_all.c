@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Write a whole buffer to a descriptor, however the kernel splits it: a
- * generator child's result to its pipe, an input into its memory file, a
- * cache entry or the service's state into a new file.
+ * generator child's result to its pipe, a cache entry or the service's
+ * state into a new file.
  */
 #include <errno.h>
 #include <unistd.h>
