@@ -32,40 +32,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "workload.h"
+
 #define GO_POLL_US	10000
 
 
 static uint64_t sink;
 static double deadline;
 static double seconds;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* One unbuffered line: a stdio buffer would be copied into every child. */
-static void say(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > 0 && write(STDOUT_FILENO, line, n) != n)
-		exit(3);
-}
-
-/* Keep a local array on the stack: each function gets its own frame size. */
-static void keep_on_stack(char *pad)
-{
-	asm volatile("" : : "r" (pad) : "memory");
-}
 
 static uint64_t leaf_spin(uint64_t x)
 {

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "textmap.h"
+#include "workload.h"
 
 #define JIT_LOOPS	1000000
 /* long enough for the module's worker to read the library's .sframe */
@@ -50,20 +51,6 @@ typedef void (*jit_fn)(uint64_t loops);
 
 static double deadline;
 static uint64_t calls;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Keep a local array on the stack: each function gets its own frame size. */
-static void keep_on_stack(char *pad)
-{
-	asm volatile("" : : "r" (pad) : "memory");
-}
 
 static void jit_caller_c(jit_fn fn)
 {

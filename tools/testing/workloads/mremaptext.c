@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 
 #include "textmap.h"
+#include "workload.h"
 
 /* mt_recurse frames between mt_enter and mt_spin */
 #define MOVED_DEPTH	8
@@ -60,14 +61,6 @@ struct moved_fn {
 static double deadline;
 static uint64_t calls;
 static unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void run_moved(mt_enter_fn enter)
 {
