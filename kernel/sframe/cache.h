@@ -151,6 +151,7 @@ struct sframe_file {
 
 struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm);
+struct sframe_file *sframe_file_get_known(struct file *file);
 void sframe_file_put(struct sframe_file *sf);
 void sframe_file_hold(struct sframe_file *sf);
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,

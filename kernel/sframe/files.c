@@ -370,6 +370,29 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 }
 
 /*
+ * A reference to @file's entry if it has one already, else NULL; never
+ * creates one, reads or charges.  For the mapping hooks: process context,
+ * atomic allowed.  A stacking filesystem's d_real() may sleep, so its
+ * files are left to the rescan (a mapping of one is its layer's file
+ * anyway).
+ */
+struct sframe_file *sframe_file_get_known(struct file *file)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct sframe_file *sf;
+
+	if (dentry->d_flags & DCACHE_OP_REAL)
+		return NULL;
+	spin_lock(&sframe_files_lock);
+	sf = sframe_file_find(d_inode(dentry));
+	/* An idle entry hands over the list's reference. */
+	if (sf && !sframe_file_unidle(sf))
+		refcount_inc(&sf->ref);
+	spin_unlock(&sframe_files_lock);
+	return sf;
+}
+
+/*
  * The section a walk uses for @sf, the one filling its gaps in *@fill (or
  * NULL), and the object they are in.  RCU.
  */

@@ -60,6 +60,8 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "files_without_sframe", st->files_without_sframe);
 	sframe_show(s, "mmap_events", st->mmap_events);
 	sframe_show(s, "ranges_added", st->ranges_added);
+	sframe_show(s, "ranges_fresh", st->ranges_fresh);
+	sframe_show(s, "fresh_slots_full", st->fresh_slots_full);
 	sframe_show(s, "ranges_removed", st->ranges_removed);
 	sframe_show(s, "map_alloc_failed", st->map_alloc_failed);
 	sframe_show(s, "ranges_over_limit", st->ranges_over_limit);
@@ -91,6 +93,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "walk_ns_max", st->walk_ns_max);
 	sframe_show(s, "walk_ns_total", st->walk_ns_total);
 	sframe_show(s, "lookups_in_changed_range", st->lookups_in_changed_range);
+	sframe_show(s, "lookups_fresh", st->lookups_fresh);
 	sframe_show(s, "stop: max_stack", st->max_depth);
 	for (i = SFRAME_STOP_OUTERMOST; i < SFRAME_NR_STOPS; i++) {
 		seq_printf(s, "stop: %s: %llu\n", sframe_walk_stop_str(i),

@@ -31,6 +31,19 @@ static void sframe_map_free_work(struct work_struct *work)
 	atomic_dec(&sframe_works_pending);
 }
 
+/* A map of @nr ranges, to fill; NULL: no memory. */
+struct sframe_map *sframe_map_alloc(unsigned int nr, gfp_t gfp)
+{
+	struct sframe_map *map = kvmalloc(struct_size(map, r, nr), gfp);
+
+	if (!map)
+		return NULL;
+	refcount_set(&map->ref, 1);
+	INIT_RCU_WORK(&map->free_work, sframe_map_free_work);
+	map->nr = nr;
+	return map;
+}
+
 /* Drop a reference; the last frees the map after a grace period. */
 void sframe_map_put(struct sframe_map *map)
 {
@@ -101,7 +114,6 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 	kuid_t owner = READ_ONCE(m->uid);
 	unsigned int i = 0, j = 0, n = 0, total = nv;
 	struct sframe_map *map;
-	size_t bytes;
 
 	for (i = 0; old && i < old->nr; i++) {
 		if (sframe_range_in(&old->r[i], win))
@@ -111,8 +123,7 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 	}
 	if (!total)
 		return NULL;
-	bytes = struct_size(map, r, total);
-	map = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	map = sframe_map_alloc(total, GFP_KERNEL_ACCOUNT);
 	if (!map) {
 		sframe_count(map_alloc_failed);
 		return NULL;
@@ -141,8 +152,6 @@ struct sframe_map *sframe_map_build(struct sframe_mm *m,
 			j++;
 		}
 	}
-	refcount_set(&map->ref, 1);
-	INIT_RCU_WORK(&map->free_work, sframe_map_free_work);
 	map->nr = n;
 	return map;
 }

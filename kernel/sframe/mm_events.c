@@ -21,12 +21,19 @@
 /* A mapping became executable: mmap, or mprotect adding PROT_EXEC. */
 void sframe_vma_mapped(struct vm_area_struct *vma)
 {
+	struct sframe_change c;
+
 	if (!(vma->vm_flags & VM_EXEC))
 		return;
 	sframe_count(mmap_events);
-	sframe_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
-			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
-			  sframe_charge_owner(current_cred()));
+	c = (struct sframe_change){
+		.start = vma->vm_start, .end = vma->vm_end,
+		.gfp = vma->vm_file ? SFRAME_HOOK_GFP : 0,
+		.tgid = current->tgid,
+		.uid = sframe_charge_owner(current_cred()),
+		.mapped = vma,
+	};
+	sframe_mm_change(vma->vm_mm, &c);
 }
 
 /*
@@ -35,6 +42,10 @@ void sframe_vma_mapped(struct vm_area_struct *vma)
  */
 void sframe_vma_freed(struct vm_area_struct *vma)
 {
+	struct sframe_change c = {
+		.start = vma->vm_start, .end = vma->vm_end,
+		.uid = GLOBAL_ROOT_UID, .freed = vma,
+	};
 	struct sframe_mm *m;
 	bool covers;
 
@@ -45,19 +56,24 @@ void sframe_vma_freed(struct vm_area_struct *vma)
 	covers = m && sframe_mm_covers(m, vma->vm_start, vma->vm_end);
 	rcu_read_unlock();
 	if (covers)
-		sframe_mm_changed(vma->vm_mm, vma->vm_start, vma->vm_end, 0, 0,
-				  GLOBAL_ROOT_UID);
+		sframe_mm_change(vma->vm_mm, &c);
 }
 
 /* mremap is moving an executable VMA to [addr, addr + len). */
 void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long len)
 {
+	struct sframe_change c;
+
 	if (!(vma->vm_flags & VM_EXEC))
 		return;
-	sframe_mm_changed(vma->vm_mm, addr, addr + len,
-			  vma->vm_file ? SFRAME_HOOK_GFP : 0, current->tgid,
-			  sframe_charge_owner(current_cred()));
+	c = (struct sframe_change){
+		.start = addr, .end = addr + len,
+		.gfp = vma->vm_file ? SFRAME_HOOK_GFP : 0,
+		.tgid = current->tgid,
+		.uid = sframe_charge_owner(current_cred()),
+	};
+	sframe_mm_change(vma->vm_mm, &c);
 }
 
 /*
@@ -99,6 +115,7 @@ void sframe_mm_forked(struct task_struct *child)
 		if (map)
 			refcount_inc(&map->ref);
 		pending = pm->changed;
+		sframe_fresh_copy(m, pm);
 		if (!sframe_window_empty(&pm->scanning))
 			sframe_window_add(&pending, pm->scanning.start,
 					  pm->scanning.end);
@@ -145,11 +162,14 @@ void sframe_mm_scan_tasks(void)
 
 	for (i = 0; i < n; i++) {
 		struct mm_struct *mm = get_task_mm(tasks[i]);
+		struct sframe_change c = {
+			.end = TASK_SIZE_MAX, .gfp = GFP_KERNEL,
+			.tgid = tasks[i]->tgid,
+			.uid = sframe_task_charge_owner(tasks[i]),
+		};
 
 		if (mm) {
-			sframe_mm_changed(mm, 0, TASK_SIZE_MAX, GFP_KERNEL,
-					  tasks[i]->tgid,
-					  sframe_task_charge_owner(tasks[i]));
+			sframe_mm_change(mm, &c);
 			mmput(mm);
 		}
 		put_task_struct(tasks[i]);

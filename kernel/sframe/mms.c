@@ -57,6 +57,7 @@ static struct sframe_mm *sframe_mm_find_locked(struct mm_struct *mm)
 static void sframe_mm_free(struct sframe_mm *m)
 {
 	sframe_map_put(rcu_dereference_protected(m->map, true));
+	sframe_fresh_free(m);
 	mmdrop(m->mm);
 	kfree(m);
 }
@@ -119,7 +120,8 @@ struct sframe_mm *sframe_mm_publish(struct sframe_mm *m)
 	spin_unlock(&sframe_mms_lock);
 	if (!old)
 		return m;
-	sframe_mm_free(m);	/* never seen by anyone */
+	/* Never seen by anyone; its files are put from process context. */
+	sframe_mm_put(m);
 	return old;
 }
 
@@ -153,7 +155,12 @@ void sframe_mm_queue_rescan(struct sframe_mm *m)
 		sframe_mm_put(m);
 }
 
-/* Does [start, end) touch a range of @m's map or a window?  RCU. */
+/*
+ * Does [start, end) touch a range of @m's map, a window or a fresh range?
+ * RCU.  Slots are filled under the mmap_lock for write, which the caller
+ * holds for read at least, so a filled one is seen; one emptied
+ * meanwhile no longer matters.
+ */
 bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
 {
 	struct sframe_window w = { start, end };
@@ -163,30 +170,51 @@ bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
 	struct sframe_window scanning = data_race(m->scanning);
 
 	return !sframe_window_empty(&changed) ||
-	       !sframe_window_empty(&scanning) ||
+	       !sframe_window_empty(&scanning) || sframe_fresh_held(m) ||
 	       sframe_map_overlaps(rcu_dereference(m->map), &w);
 }
 
 /*
- * [start, end) of @mm changed; with @gfp, create @mm's entry if it has
- * none.  A change a task made (@tgid not 0) makes @uid, that task's
- * owner, the one the mm's files are charged to from now on: a process
- * that changes its uid without exec (a daemon giving up root) maps as
- * the user it became, not as the one that created its entry.  From the
- * hooks, under the mm's mmap_lock: no sleeping.
+ * [c->start, c->end) of @mm changed; with c->gfp, create @mm's entry if
+ * it has none.  A change a task made (c->tgid not 0) makes c->uid, that
+ * task's owner, the one the mm's files are charged to from now on: a
+ * process that changes its uid without exec (a daemon giving up root)
+ * maps as the user it became, not as the one that created its entry.  A
+ * file VMA mapped there (c->mapped) is published at once as a fresh range
+ * if its file has an entry already and a slot is free.  From the hooks,
+ * under the mm's mmap_lock: no sleeping.
  */
-void sframe_mm_changed(struct mm_struct *mm, u64 start, u64 end,
-		       gfp_t gfp, pid_t tgid, kuid_t uid)
+void sframe_mm_change(struct mm_struct *mm, const struct sframe_change *c)
 {
-	struct sframe_mm *m = sframe_mm_get(mm, gfp, tgid, uid);
+	struct sframe_mm *m = sframe_mm_get(mm, c->gfp, c->tgid, c->uid);
+	struct vm_area_struct *vma = c->mapped;
+	struct sframe_fresh *slot = NULL;
+	struct sframe_file *sf = NULL;
 
 	if (!m)
 		return;
 	spin_lock(&m->lock);
-	if (tgid)
-		WRITE_ONCE(m->uid, uid);
+	if (c->tgid)
+		WRITE_ONCE(m->uid, c->uid);
+	if (vma && vma->vm_file) {
+		slot = sframe_fresh_slot(m);
+		sf = slot ? sframe_file_get_known(vma->vm_file) : NULL;
+		if (!slot)
+			sframe_count(fresh_slots_full);
+	}
 	write_seqcount_begin(&m->seq);
-	sframe_window_add(&m->changed, start, end);
+	m->changes++;
+	sframe_fresh_cut(m, c);
+	sframe_window_add(&m->changed, c->start, c->end);
+	if (sf) {
+		*slot = (struct sframe_fresh){
+			.r = { .start = vma->vm_start, .end = vma->vm_end,
+			       .pgoff = vma->vm_pgoff, .file = sf },
+			.vm_file = vma->vm_file,
+			.change = m->changes,
+		};
+		sframe_count(ranges_fresh);
+	}
 	write_seqcount_end(&m->seq);
 	spin_unlock(&m->lock);
 	sframe_mm_queue_rescan(m);
@@ -255,11 +283,12 @@ static void sframe_mm_rescan(struct work_struct *work)
 	struct sframe_mm *m = container_of(to_delayed_work(work),
 					   struct sframe_mm, rescan);
 	bool delayed = m->rescan_delayed;
+	struct sframe_file *gone[SFRAME_MM_FRESH];
 	struct sframe_map *old, *map;
 	struct sframe_vma_snap *v = NULL;
 	struct mem_cgroup *memcg, *prev;
 	struct sframe_window win;
-	unsigned int nv = 0, i;
+	unsigned int nv = 0, i, upto, ngone;
 	int ret = 0;
 
 	m->rescan_delayed = false;
@@ -270,6 +299,7 @@ static void sframe_mm_rescan(struct work_struct *work)
 	sframe_window_widen(&win, old);
 	m->scanning = win;
 	m->changed = (struct sframe_window){};
+	upto = m->changes;
 	write_seqcount_end(&m->seq);
 	spin_unlock(&m->lock);
 
@@ -298,8 +328,10 @@ static void sframe_mm_rescan(struct work_struct *work)
 	write_seqcount_begin(&m->seq);
 	rcu_assign_pointer(m->map, map);
 	m->scanning = (struct sframe_window){};
+	ngone = sframe_fresh_retire(m, upto, gone);
 	write_seqcount_end(&m->seq);
 	spin_unlock(&m->lock);
+	sframe_fresh_put(gone, ngone);
 	if (map != old)
 		sframe_map_put(old);
 	for (i = 0; i < nv; i++)

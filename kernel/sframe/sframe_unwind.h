@@ -49,10 +49,13 @@ struct sframe_stats {
 	u64 walk_ns_max;		/* the longest walk (a maximum, not a sum) */
 	u64 walk_ns_total;		/* time in walks, for the mean per walk */
 	u64 lookups_in_changed_range;	/* no rule: mapping changed, not rescanned */
+	u64 lookups_fresh;		/* of those, answered by a fresh range */
 	u64 mmap_events;		/* executable mappings seen */
 	u64 forks_inherited;		/* children given their parent's map */
 	u64 forks_rescanned;		/* of a threaded parent: scanned */
 	u64 ranges_added;
+	u64 ranges_fresh;		/* mappings published by their hook */
+	u64 fresh_slots_full;		/* ...not: the mm had no slot free */
 	u64 ranges_removed;
 	u64 ranges_over_limit;		/* VMAs past SFRAME_MAX_RANGES */
 	u64 map_alloc_failed;
@@ -99,9 +102,12 @@ struct sframe_window {
 
 /* One walk's view of an mm's text ranges; zero it before the walk. */
 struct sframe_map;
+struct sframe_mm;
 struct sframe_cursor {
 	struct mm_struct *mm;
 	const struct sframe_map *map;	/* looked up on first use */
+	const struct sframe_mm *m;	/* its entry, read under seq */
+	unsigned int seq;
 	struct sframe_window changed;	/* no rules in these: see mms.c */
 	struct sframe_window scanning;
 	bool map_found;

@@ -8,28 +8,13 @@ code is 4-byte aligned: the kernel's walk never gives such an address, so
 those frames are dropped (and counted) before the chains are judged.
 """
 
-import re
-
 from vmlib.machinecode import disassembly, realise_artefacts, workload_path
-from vmlib.stackcheck import PATTERNS, check_recording
+from vmlib.stackcheck import PATTERNS, check_recording, drop_perf_lr_frames
 
 # recording prefix: the PAC build; what must be complete is what sframe-v1
 # and -v3 require (qsort and signal go through libc, measured only)
 BUILDS = {"v1": "v1-pac-binutils-2.40/deep", "v3": "v3-pac-binutils-2.47/deep"}
 COMPLETE = ("chain", "recurse", "vla", "realign", "threads", "dlopen")
-FRAME_IP = re.compile(r"^\s+([0-9a-f]+) ")
-
-
-def drop_perf_lr_frames(text):
-    """Return perf script text without frames at unaligned IPs, and their number."""
-    kept, dropped = [], 0
-    for line in text.splitlines(keepends=True):
-        m = FRAME_IP.match(line)
-        if m and int(m.group(1), 16) % 4:
-            dropped += 1
-        else:
-            kept.append(line)
-    return "".join(kept), dropped
 
 
 def check(run):

@@ -63,6 +63,26 @@ def parse_perf_tasks(text):
     return samples
 
 
+PERF_FRAME_IP = re.compile(r"^\s+([0-9a-f]+) ")
+
+
+def drop_perf_lr_frames(text):
+    """Return perf script text without frames at unaligned IPs, and their number.
+
+    perf on arm64 inserts the leaf's LR - 1 after the leaf where libdw
+    can unwind the leaf (sframe-pac.py); arm64 code is 4-byte aligned, and
+    the kernel's walk never gives such an address.
+    """
+    kept, dropped = [], 0
+    for line in text.splitlines(keepends=True):
+        m = PERF_FRAME_IP.match(line)
+        if m and int(m.group(1), 16) % 4:
+            dropped += 1
+        else:
+            kept.append(line)
+    return "".join(kept), dropped
+
+
 def parse_expect(text):
     """Return the expected chain of an `expect:` line, repeats expanded."""
     for line in text.splitlines():
