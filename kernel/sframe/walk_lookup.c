@@ -24,9 +24,7 @@ static void sframe_cursor_init(struct sframe_cursor *cur)
 	unsigned int seq, tries;
 
 	cur->map_found = true;
-	cur->map = NULL;
 	cur->m = NULL;
-	cur->changed = cur->scanning = (struct sframe_window){};
 	if (READ_ONCE(sframe_enabled) && cur->mm)
 		m = sframe_mm_find(cur->mm);
 	for (tries = 0; m && tries < SFRAME_CURSOR_TRIES; tries++) {
@@ -37,7 +35,7 @@ static void sframe_cursor_init(struct sframe_cursor *cur)
 		 */
 		seq = raw_read_seqcount(&m->seq);
 		if (seq & 1)
-			return;
+			break;
 		cur->map = rcu_dereference(m->map);
 		cur->changed = m->changed;
 		cur->scanning = m->scanning;
