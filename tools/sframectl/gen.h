@@ -203,7 +203,7 @@ struct gen {
 /* cfi.c: each reason as --stats prints it. */
 extern const char * const gen_skip_names[GEN_NR_SKIPS];
 
-/* gen.c: the steps in order. */
+/* gen_build.c: the steps in order. */
 int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	      struct sframe_section *sec);
 void gen_free(struct gen *g);

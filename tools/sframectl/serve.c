@@ -27,9 +27,12 @@
  * once, and disk cache bytes per run.  Files root owns and no one else
  * may write are root's, whoever maps them.
  *
- * A sidecar not in the cache is made by a child, a few at once, while the
- * loop goes on serving (serve_jobs.c, serve_queue.c): what is cached is
- * loaded at once whatever is being translated.
+ * This file is the event loop: one poll() over the module's reports, the
+ * signals that end the service and the generator children's pipes.  What
+ * is done with a report is serve_supply.c's; a sidecar not in the cache
+ * is made by a child, a few at once, while the loop goes on serving
+ * (serve_jobs.c, serve_queue.c): what is cached is loaded at once
+ * whatever is being translated.
  *
  * What it has done is published for sframectl status in its runtime
  * directory (serve_status.c), rewritten after each object and batch.
@@ -50,338 +53,48 @@
 #include <sys/stat.h>
 
 #include <sframe/ioctl.h>
-#include "atomic_write.h"
-#include "serve.h"
+#include "serve_supply.h"
 
 #define SERVE_CACHE_DIR	"/var/cache/sframe-unwind"
 #define SERVE_EVENTS	16		/* records per read() */
-/* Has SIGTERM or SIGINT come (blocked, read through a signalfd)? */
-static bool serve_stopping(const struct serve *s)
-{
-	struct pollfd p = { .fd = s->sig, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-/* The name @fd's file has now, for messages only. */
-static void serve_fd_name(int fd, char *name, size_t size)
-{
-	char link[64], path[PATH_MAX];
-	size_t i, k = 0;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path));
-	if (n <= 0) {
-		snprintf(name, size, "(descriptor %d)", fd);
-		return;
-	}
-	/* A user names his files: no byte of a name may forge a log line. */
-	for (i = 0; i < (size_t)n && k + 5 <= size; i++) {
-		unsigned char c = path[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			k += snprintf(name + k, size - k, "\\%03o", c);
-		else
-			name[k++] = c;
-	}
-	name[k] = '\0';
-}
-
-/* Tell sframectl status what we are doing and have done. */
-static void serve_publish(struct serve *s, const char *doing)
-{
-	char path[PATH_MAX], text[1024];
-	size_t size;
-	int ret;
-
-	s->st.doing = doing;
-	size = sframe_serve_format(&s->st, text, sizeof(text));
-	snprintf(path, sizeof(path), "%s/status", s->run_dir);
-	ret = atomic_write(s->run_dir, path, &(struct iovec){ text, size }, 1);
-	if (ret && !s->publish_failed) {
-		fprintf(stderr, "sframectl: serve: %s: %s; status will not show us\n",
-			path, strerror(-ret));
-		s->publish_failed = true;
-	}
-}
-
-/* We end: nothing of ours for status to read. */
-static void serve_unpublish(struct serve *s)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/status", s->run_dir);
-	unlink(path);
-}
+/*
+ * Sweeps to find again what was put off or dropped: at most one per
+ * SERVE_RESWEEP_MS, and with --once only one.
+ */
+#define SERVE_RESWEEP_MS	10000
+/*
+ * Sweeps after the module lost reports: at most one per
+ * SERVE_LOST_SWEEP_MS.  A sweep holds each process's mmap lock a moment,
+ * and any user can make the module lose reports (map files faster than
+ * the queue drains), so without a bound his flood would sweep everyone's
+ * processes back to back.
+ */
+#define SERVE_LOST_SWEEP_MS	1000
 
 /*
- * The cache entry of @obj for @fill in *@key: named by a digest of the
- * bytes read for it now, every time.  A digest kept from an earlier
- * supply would name another file's sidecar once a user's file with the
- * same identity gave way to it (an inode reused, times set back).
+ * Where a sweep is (SFRAME_IOC_REPORT_MAPPED): none; the module has more
+ * to report once its queue is read; or it has reported all.
  */
-static int serve_key(struct serve *s, const struct sframe_input *obj,
-		     bool fill, struct serve_cache_key *key)
-{
-	u8 digest[SERVE_CACHE_DIGEST];
+enum serve_sweep {
+	SERVE_SWEEP_NONE,
+	SERVE_SWEEP_MORE,
+	SERVE_SWEEP_LAST,
+};
 
-	if (serve_cache_file_digest(obj->file, obj->file_size, digest))
-		return -ENOMEM;
-	return serve_cache_key(&s->cache, digest, fill, key);
-}
-
-/*
- * Is the file open at @fd no longer what its record @rec says it was when
- * reported: another size, or another change time, which no user can set
- * back?  Best effort: a store through a shared mapping moves no time
- * until written back.  What names the cache entry is the digest of the
- * bytes read, whatever this says.
- */
-static bool serve_changed(int fd, const struct serve_seen *rec)
-{
-	struct stat st;
-
-	return fstat(fd, &st) || st.st_size != rec->size ||
-	       st.st_ctim.tv_sec != rec->ctime.tv_sec ||
-	       st.st_ctim.tv_nsec != rec->ctime.tv_nsec;
-}
-
-/*
- * Supply the object open at @fd (its record: s->seen.rec[@seen]): its sidecar
- * from the cache at once, else from a generator child (@swept: only a
- * sweep reported it).
- */
-static void serve_supply(struct serve *s, int fd, size_t seen, bool swept,
-			 uid_t owner)
-{
-	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
-	struct serve_seen *rec = &s->seen.rec[seen];
-	bool fill, changed;
-	struct serve_cache_key key;
-	struct sframe_input obj;
-	struct sframe_code code;
-	u8 *side = NULL;
-	int ret, input = -1;
-	size_t size;
-
-	serve_paced(s, owner, rec->size, true);	/* what it costs its owner */
-	serve_fd_name(fd, name, sizeof(name));
-	/* A file that waited was read once already through this open. */
-	if (lseek(fd, 0, SEEK_SET)) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
-			strerror(errno));
-		s->st.failed[SFRAME_SERVE_UNREADABLE]++;
-		goto published;
-	}
-	/*
-	 * No more than its report's size, on which its share was judged;
-	 * held once, sealed, as a child would get it.
-	 */
-	input = sframe_input_load_sealed(&obj, fd, name, rec->size, msg,
-					 sizeof(msg));
-	changed = serve_changed(fd, rec);
-	if (input < 0 || changed) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", name,
-			changed ? "changed after it was reported; not served" :
-				  msg);
-		s->st.failed[changed ? SFRAME_SERVE_CHANGED :
-				       SFRAME_SERVE_UNREADABLE]++;
-		/* Its new self gets a record of its own when swept again. */
-		s->resweep |= changed;
-		goto out;
-	}
-	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
-			    sizeof(msg))) {
-		s->st.not_elf++;
-		goto out;
-	}
-	/* Its own section may leave code out: fill only that. */
-	fill = code.has_sframe;
-	if (serve_key(s, &obj, fill, &key)) {
-		s->st.failed[SFRAME_SERVE_CACHE]++;
-		goto out;
-	}
-	if (!serve_cache_get(&s->cache, &key, &side, &size)) {
-		ret = sframe_load_sidecar_obj(s->dev, fd, name, &code,
-					      key.path, side, size, fill);
-		if (ret != EXIT_INVALID) {
-			serve_loaded(s, seen, ret, true, fill);
-			goto out;
-		}
-		fprintf(stderr, "sframectl: serve: %s: not a sidecar for %s; made again\n",
-			key.path, name);
-		serve_cache_drop(&s->cache, &key);
-	}
-	serve_generate(s, fd, seen, swept, owner, name, input, obj.file_size,
-		       &code, fill, &key);
-out:
-	free(side);
-	sframe_input_free(&obj);
-	if (input >= 0)
-		close(input);
-published:
-	serve_publish(s, s->st.doing);
-}
-
-/*
- * The record of every file handled is full: forget all but those of the
- * files in flight (running or waiting), whose indices are renumbered.
- * 0, or -1 without memory.
- */
-static int serve_forget(struct serve *s)
-{
-	size_t *in_use[SERVE_JOBS_MAX + SERVE_QUEUE_MAX];
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->jobs; i++)
-		if (s->work[i].gen.pid)
-			in_use[n++] = &s->work[i].seen;
-	for (i = 0; i < s->queued; i++)
-		in_use[n++] = &s->queue[i].seen;
-	return serve_seen_keep(&s->seen, in_use, n);
-}
-
-/*
- * Supply the object the module reported open at @fd (@swept: found by a
- * sweep; @owner: charged for it), unless it is not ours to do or is
- * known to need nothing from us.  A report says it has no sidecar now
- * (never had one, or it was released with the file's entry): one
- * supplied before is supplied again, from the cache.
- */
-static void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
-{
-	char name[PATH_MAX];
-	struct serve_seen *seen;
-	struct stat st;
-	bool first, roots;
-
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return;
-	roots = st.st_uid == 0 && !(st.st_mode & 0022);
-	/* Before remembering it: a user's flood must not grow our memory. */
-	if (s->root_only && !roots) {
-		s->st.not_roots++;
-		return;
-	}
-	if (roots)
-		owner = 0;
-	if (owner && st.st_size > SERVE_OWNER_FILE_MAX) {
-		serve_fd_name(fd, name, sizeof(name));
-		fprintf(stderr, "sframectl: serve: %s: %lld bytes, over the %lld a file of uid %u may have; not served\n",
-			name, (long long)st.st_size, SERVE_OWNER_FILE_MAX,
-			(unsigned int)owner);
-		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
-		return;
-	}
-	if (st.st_size > SERVE_FILE_MAX) {
-		serve_fd_name(fd, name, sizeof(name));
-		fprintf(stderr, "sframectl: serve: %s: %lld bytes, over the %lld the service reads of a file; not served\n",
-			name, (long long)st.st_size, SERVE_FILE_MAX);
-		s->st.failed[SFRAME_SERVE_TOO_LARGE]++;
-		return;
-	}
-	seen = serve_remember(&s->seen, &st, &first);
-	/* All remembered: forget all but those in flight. */
-	if (!seen && s->seen.nr == SERVE_SEEN_MAX && !serve_forget(s))
-		seen = serve_remember(&s->seen, &st, &first);
-	if (!seen) {
-		serve_fd_name(fd, name, sizeof(name));
-		fprintf(stderr, "sframectl: serve: %s: no memory to remember it; put off\n",
-			name);
-		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
-		s->resweep = true;
-		return;
-	}
-	/* One child per file: its end supplies every mapping of it. */
-	if (!first && (seen->no_sidecar ||
-			serve_busy(s, seen - s->seen.rec, swept)))
-		return;
-	/* Its owner's pace first: a flood of one user's waits its turn. */
-	if (!serve_paced(s, owner, st.st_size, false)) {
-		serve_fd_name(fd, name, sizeof(name));
-		serve_wait(s, fd, seen - s->seen.rec, swept, owner, name);
-		return;
-	}
-	/* What fails before the hand-over is logged once, not tried again. */
-	seen->no_sidecar = true;
-	serve_supply(s, fd, seen - s->seen.rec, swept, owner);
-}
-
-/* "idle" once no child runs and none waits. */
-static const char *serve_idle(const struct serve *s)
-{
-	return s->running || s->queued ? "generating" : "idle";
-}
-
-/* Start the files waiting while workers are free for them. */
-static void serve_pump(struct serve *s)
-{
-	struct serve_waiting next;
-	int i;
-
-	while ((i = serve_next(s)) >= 0) {
-		next = s->queue[i];
-		memmove(s->queue + i, s->queue + i + 1,
-			(--s->queued - i) * sizeof(*s->queue));
-		s->queued_swept -= next.swept;
-		/* As serve_file(): a failure is logged once. */
-		s->seen.rec[next.seen].no_sidecar = true;
-		serve_supply(s, next.fd, next.seen, next.swept, next.owner);
-		close(next.fd);
-	}
-}
-
-/*
- * poll() the @nr descriptors @pfd and every child's pipe, for at most
- * @wait ms (-1: no limit) and no later than the first child's deadline;
- * then end every child that finished or ran out of time, and start the
- * files waiting.  poll()'s result; @pfd's revents as it set them.
- */
-static int serve_poll(struct serve *s, struct pollfd *pfd, unsigned int nr,
-		      int wait)
-{
-	struct pollfd all[2 + SERVE_JOBS_MAX];
-	struct serve_work *job[SERVE_JOBS_MAX];
-	long long now = serve_gen_now(), left;
-	enum serve_gen_end end;
-	unsigned int i, k = 0;
-	int n;
-
-	memcpy(all, pfd, nr * sizeof(*pfd));
-	for (i = 0; i < s->jobs; i++) {
-		if (!s->work[i].gen.pid)
-			continue;
-		job[k] = &s->work[i];
-		all[nr + k++] = (struct pollfd){
-			.fd = s->work[i].gen.out, .events = POLLIN,
-		};
-		left = s->work[i].gen.deadline - now;
-		left = left < 0 ? 0 : left;
-		if (wait < 0 || left < wait)
-			wait = left;
-	}
-	/* Files waiting for their owner's credit: until the first has it. */
-	left = serve_pace_wait(s);
-	if (left >= 0 && (wait < 0 || left < wait))
-		wait = left;
-	n = poll(all, nr + k, wait);
-	memcpy(pfd, all, nr * sizeof(*pfd));
-	for (i = 0; i < k; i++) {
-		end = SERVE_GEN_RUNNING;
-		if (n > 0 && all[nr + i].revents)
-			end = serve_gen_read(&job[i]->gen);
-		if (end == SERVE_GEN_RUNNING)
-			end = serve_gen_expire(&job[i]->gen, serve_gen_now());
-		if (end != SERVE_GEN_RUNNING)
-			serve_job_end(s, job[i], end);
-	}
-	serve_pump(s);
-	if (k && (!strcmp(s->st.doing, "generating") ||
-		  !strcmp(s->st.doing, "idle")))
-		serve_publish(s, serve_idle(s));
-	return n;
-}
+/* The loop's own state, around the supply's. */
+struct serve_loop {
+	struct serve s;
+	int watch;			/* its SFRAME_IOC_WATCH descriptor */
+	int sig;			/* signalfd: SIGTERM, SIGINT */
+	int lock;			/* held while we run (serve_status.c) */
+	bool once;			/* --once */
+	bool lost;			/* reports were lost: sweep */
+	enum serve_sweep sweep;
+	long long swept_at;		/* serve_gen_now() at the last sweep's end */
+	unsigned int sweeps, resweeps;
+	struct sframe_event ev[SERVE_EVENTS];	/* read, not yet handled */
+	unsigned int ev_next, ev_nr;
+};
 
 static void serve_report(const struct serve *s, const char *when)
 {
@@ -392,112 +105,224 @@ static void serve_report(const struct serve *s, const char *when)
 }
 
 /*
- * Read the module's reports waiting (one batch) and act on them: how
- * many there were, 0 if none waited, -1 when the service must end.  Lost
- * reports set s->lost: the caller sweeps.
+ * Ask the module for every object mapped now that needs a sidecar: a new
+ * sweep, or (@how SFRAME_REPORT_CONTINUE) the rest of this one, once the
+ * loop has read what the last part queued.  The module queues only what
+ * its queue has room for, so a sweep never overflows it.  Reports lost
+ * meanwhile leave l->lost set for the next sweep, which serve_sweep_due()
+ * spaces out.  0, or -1 when the service must end (said).
  */
-static int serve_drain(struct serve *s)
+static int serve_sweep_ask(struct serve_loop *l, unsigned long how)
 {
-	struct pollfd stop = { .fd = s->sig, .events = POLLIN };
-	struct sframe_event ev[SERVE_EVENTS];
-	bool swept;
-	ssize_t n;
-	int i;
+	int ret;
 
-	n = read(s->watch, ev, sizeof(ev));
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (n == 0)
-		return -1;		/* never from the module */
-	s->st.in_hand = n / sizeof(*ev);
-	serve_publish(s, "serving");
-	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++) {
-		s->st.in_hand--;
-		if (ev[i].type == SFRAME_EVENT_NEED_SIDECAR && ev[i].fd >= 0) {
-			swept = ev[i].flags & SFRAME_EVENT_F_SWEPT;
-			/* Wait for room rather than drop a file mapped now. */
-			while (!swept && s->queued == SERVE_QUEUE_MAX &&
-			       !serve_stopping(s))
-				serve_poll(s, &stop, 1, -1);
-			serve_file(s, ev[i].fd, swept, ev[i].owner);
-			close(ev[i].fd);
-		} else if (ev[i].type == SFRAME_EVENT_OVERFLOW) {
-			fprintf(stderr, "sframectl: serve: %llu reports lost; asking the module for what is mapped\n",
-				(unsigned long long)ev[i].lost);
-			s->lost = true;
-		}
+	if (!how) {
+		l->lost = false;
+		l->resweeps += l->s.resweep;
+		l->s.resweep = false;
+		serve_publish(&l->s, "scanning");
 	}
-	serve_publish(s, serve_idle(s));
-	fflush(stdout);
-	return n / sizeof(*ev);
+	ret = ioctl(l->watch, SFRAME_IOC_REPORT_MAPPED, how);
+	if (ret < 0) {
+		fprintf(stderr, "sframectl: serve: %s: cannot ask for what is mapped: %s\n",
+			SFRAME_DEVICE, strerror(errno));
+		return -1;
+	}
+	l->sweep = ret ? SERVE_SWEEP_MORE : SERVE_SWEEP_LAST;
+	return 0;
 }
 
 /*
- * Ask the module for every object mapped now that needs a sidecar (at
- * start, when reports were lost, and when swept files were put off and
- * the others swept are done), and serve its reports as they come.  The
- * module's queue takes only so many at a time, so it is drained and
- * asked to go on until the sweep is done.  Reports lost meanwhile leave
- * s->lost set for the next sweep, which serve_sweep_due() spaces out.
- * 0, or -1 when the service must end (said).
+ * The module's queue is read to the end during a sweep: ask for the rest,
+ * or, if it has reported all, the sweep is over.
  */
-static int serve_sweep(struct serve *s)
+static int serve_sweep_step(struct serve_loop *l)
 {
-	unsigned long how = 0;
-	int ret, n;
-
-	s->lost = false;
-	s->resweeps += s->resweep;
-	s->resweep = false;
-	serve_publish(s, "scanning");
-	while (!serve_stopping(s)) {
-		ret = ioctl(s->watch, SFRAME_IOC_REPORT_MAPPED, how);
-		if (ret < 0) {
-			fprintf(stderr, "sframectl: serve: %s: cannot ask for what is mapped: %s\n",
-				SFRAME_DEVICE, strerror(errno));
-			return -1;
-		}
-		while ((n = serve_drain(s)) > 0 && !serve_stopping(s))
-			;
-		if (n < 0)
-			return -1;
-		if (!ret)
-			break;
-		how = SFRAME_REPORT_CONTINUE;
-	}
+	if (l->sweep == SERVE_SWEEP_MORE)
+		return serve_sweep_ask(l, SFRAME_REPORT_CONTINUE);
 	/* From its end: a sweep slower than the spacing is not run again. */
-	s->swept_at = serve_gen_now();
-	serve_publish(s, serve_idle(s));
+	l->sweep = SERVE_SWEEP_NONE;
+	l->swept_at = serve_gen_now();
+	if (!l->sweeps++)
+		serve_report(&l->s, "mapped at start");
+	serve_publish(&l->s, serve_idle(&l->s));
 	return 0;
 }
 
 /*
  * Must we sweep now: reports were lost and the last sweep ended
- * SERVE_LOST_SWEEP_MS ago, or files were put off, those a sweep found
- * are done, and the last sweep ended SERVE_RESWEEP_MS ago (--once: one such
- * sweep at most, @once)?  Otherwise in *@wait, how long until a sweep put
+ * SERVE_LOST_SWEEP_MS ago; or files were put off, those a sweep found
+ * are done, and the last sweep ended SERVE_RESWEEP_MS ago (--once: one
+ * such sweep at most)?  Otherwise in *@wait, how long until a sweep put
  * off for time is due, -1 if none.
  */
-static bool serve_sweep_due(const struct serve *s, bool once, int *wait)
+static bool serve_sweep_due(const struct serve_loop *l, int *wait)
 {
+	const struct serve_queue *q = &l->s.queue;
 	long long now = serve_gen_now();
-	long long left = s->swept_at + SERVE_RESWEEP_MS - now;
+	long long left = l->swept_at + SERVE_RESWEEP_MS - now;
 
 	*wait = -1;
-	if (s->lost) {
-		left = s->swept_at + SERVE_LOST_SWEEP_MS - now;
+	if (l->sweep)
+		return false;
+	if (l->lost) {
+		left = l->swept_at + SERVE_LOST_SWEEP_MS - now;
 		if (left <= 0)
 			return true;
 		*wait = left;
 		return false;
 	}
-	if (!s->resweep || s->queued_swept || s->running_swept ||
-	    (once && s->resweeps))
+	if (!l->s.resweep || q->queued_swept || q->running_swept ||
+	    (l->once && l->resweeps))
 		return false;
-	if (left <= 0 || once)
+	if (left <= 0 || l->once)
 		return true;
 	*wait = left;
 	return false;
+}
+
+/*
+ * Read the module's next reports (one batch) into l->ev: how many, 0 if
+ * none waited, -1 when the service must end.
+ */
+static int serve_read(struct serve_loop *l)
+{
+	ssize_t n = read(l->watch, l->ev, sizeof(l->ev));
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return -1;		/* never from the module */
+	l->ev_next = 0;
+	l->ev_nr = n / sizeof(*l->ev);
+	l->s.st.in_hand = l->ev_nr;
+	serve_publish(&l->s, "serving");
+	return l->ev_nr;
+}
+
+/*
+ * Act on the reports read, in order, while the queue has room: a file
+ * mapped now is never dropped for want of a place, so one that finds the
+ * queue full stays in hand until a child's end makes room.  Lost reports
+ * set l->lost: a sweep is due.
+ */
+static void serve_handle(struct serve_loop *l)
+{
+	struct sframe_event *ev;
+	bool swept;
+
+	while (l->ev_next < l->ev_nr) {
+		ev = &l->ev[l->ev_next];
+		swept = ev->flags & SFRAME_EVENT_F_SWEPT;
+		if (ev->type == SFRAME_EVENT_NEED_SIDECAR && ev->fd >= 0) {
+			if (!swept && !serve_queue_room(&l->s.queue))
+				return;
+			serve_file(&l->s, ev->fd, swept, ev->owner);
+			close(ev->fd);
+		} else if (ev->type == SFRAME_EVENT_OVERFLOW) {
+			fprintf(stderr, "sframectl: serve: %llu reports lost; asking the module for what is mapped\n",
+				(unsigned long long)ev->lost);
+			l->lost = true;
+		}
+		l->ev_next++;
+		l->s.st.in_hand--;
+	}
+	if (l->ev_nr) {
+		l->ev_nr = 0;
+		serve_publish(&l->s, l->sweep ? "scanning" : serve_idle(&l->s));
+		fflush(stdout);
+	}
+}
+
+/*
+ * One turn of the loop: poll() the module's reports (unless some are in
+ * hand still), the signals and every child's pipe, for at most @wait ms
+ * (-1: no limit) and no later than the first child's deadline or the
+ * first waiting file's credit; end the children that finished or ran out
+ * of time, start the files waiting, and read the next reports (during a
+ * sweep, before anything else).  1 to go on, 0 when poll() timed out, -1
+ * when the service must end.
+ */
+static int serve_turn(struct serve_loop *l, int wait)
+{
+	struct pollfd pfd[2 + SERVE_JOBS_MAX];
+	struct serve_job *ended[SERVE_JOBS_MAX];
+	bool in_hand = l->ev_next < l->ev_nr, reports;
+	unsigned int i, k;
+	int n, left;
+
+	pfd[0] = (struct pollfd){ .fd = l->sig, .events = POLLIN };
+	pfd[1] = (struct pollfd){
+		.fd = in_hand ? -1 : l->watch, .events = POLLIN,
+	};
+	k = serve_jobs_poll(&l->s.jobs, pfd + 2, &wait);
+	/* Files waiting for their owner's credit: until the first has it. */
+	left = serve_queue_wait_ms(&l->s.queue);
+	if (left >= 0 && (wait < 0 || left < wait))
+		wait = left;
+	n = poll(pfd, 2 + k, wait);
+	if (n < 0 && errno != EINTR)
+		return -1;
+	if (n > 0 && pfd[0].revents)
+		return -1;
+	reports = n > 0 && pfd[1].revents;
+	/*
+	 * A sweep's reports before the children: the module's queue, which
+	 * the sweep fills, must be read before files that wait are read.
+	 */
+	if (l->sweep && reports)
+		return serve_read(l) < 0 ? -1 : 1;
+	k = serve_jobs_reap(&l->s.jobs, pfd + 2, n > 0, ended);
+	for (i = 0; i < k; i++)
+		serve_complete(&l->s, ended[i]);
+	serve_pump(&l->s);
+	if (k && l->s.st.doing && (!strcmp(l->s.st.doing, "generating") ||
+				   !strcmp(l->s.st.doing, "idle")))
+		serve_publish(&l->s, serve_idle(&l->s));
+	if (reports)
+		return serve_read(l) < 0 ? -1 : 1;
+	/* A sweep goes on once its part is read to the end. */
+	if (l->sweep && !in_hand && serve_sweep_step(l))
+		return -1;
+	return n != 0;
+}
+
+/*
+ * Serve until a signal ends the service (--once: until what the sweeps
+ * started has ended), or until it must end for another reason (said).
+ */
+static void serve_loop(struct serve_loop *l)
+{
+	int wait, n;
+
+	for (;;) {
+		bool done = l->once && l->sweeps && !l->sweep && !l->lost &&
+			    l->ev_next >= l->ev_nr &&
+			    serve_queue_idle(&l->s.queue) &&
+			    (!l->s.resweep || l->resweeps);
+
+		if (serve_sweep_due(l, &wait)) {
+			if (serve_sweep_ask(l, 0))
+				return;
+			continue;
+		}
+		serve_handle(l);
+		/* During a sweep, only as long as it takes to read its part. */
+		if (l->sweep && l->ev_next >= l->ev_nr)
+			wait = 0;
+		n = serve_turn(l, done ? 0 : wait);
+		if (n < 0 || (!n && done))
+			return;
+	}
+}
+
+/* We end: nothing of ours for status to read. */
+static void serve_unpublish(struct serve *s)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/status", s->run_dir);
+	unlink(path);
 }
 
 /* The cache or runtime directory: ours, and writable by no one else. */
@@ -543,10 +368,10 @@ static const struct option serve_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Its options into @s and the rest: 0, or -1 (the usage said). */
-static int serve_args(int argc, char **argv, struct serve *s,
-		      unsigned int *cache_max_mb, unsigned int *owner_mb,
-		      bool *once)
+/* Its options into @l and the rest: 0, or -1 (the usage said). */
+static int serve_args(int argc, char **argv, struct serve_loop *l,
+		      const char **dir, unsigned int *cache_max_mb,
+		      unsigned int *owner_mb)
 {
 	int opt, bad = 0;
 
@@ -554,7 +379,7 @@ static int serve_args(int argc, char **argv, struct serve *s,
 					  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			s->dir = optarg;
+			*dir = optarg;
 			break;
 		case 'm':
 			bad = serve_mib("--cache-max-mb", optarg, cache_max_mb);
@@ -563,17 +388,17 @@ static int serve_args(int argc, char **argv, struct serve *s,
 			bad = serve_mib("--owner-cache-mb", optarg, owner_mb);
 			break;
 		case 'r':
-			s->run_dir = optarg;
+			l->s.run_dir = optarg;
 			break;
 		case 'R':
-			s->root_only = true;
+			l->s.root_only = true;
 			break;
 		case 'j':
-			s->jobs = atoi(optarg);
-			bad = s->jobs < 1 || s->jobs > SERVE_JOBS_MAX;
+			l->s.jobs.nr = atoi(optarg);
+			bad = l->s.jobs.nr < 1 || l->s.jobs.nr > SERVE_JOBS_MAX;
 			break;
 		case '1':
-			*once = true;
+			l->once = true;
 			break;
 		default:
 			bad = 1;
@@ -586,101 +411,102 @@ static int serve_args(int argc, char **argv, struct serve *s,
 	return -1;
 }
 
+/* The service's state before anything is opened. */
+static void serve_init(struct serve_loop *l)
+{
+	unsigned int i;
+
+	*l = (struct serve_loop){
+		.s = {
+			.dev = -1, .run_dir = SFRAME_RUN_DIR,
+			.jobs.nr = SERVE_JOBS,
+			.queue.now = serve_gen_now,
+		},
+		.watch = -1, .sig = -1, .lock = -1,
+	};
+	for (i = 0; i < SERVE_JOBS_MAX; i++)
+		l->s.jobs.job[i].fd = -1;
+}
+
+/* Block SIGTERM and SIGINT, to be read through l->sig: 0, or -1 (said). */
+static int serve_signals(struct serve_loop *l)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	if (!sigprocmask(SIG_BLOCK, &stop, NULL))
+		l->sig = signalfd(-1, &stop, SFD_CLOEXEC);
+	if (l->sig >= 0)
+		return 0;
+	fprintf(stderr, "sframectl: serve: signalfd: %s\n", strerror(errno));
+	return -1;
+}
+
 /*
  * sframectl serve [--cache DIR] [--cache-max-mb N] [--owner-cache-mb N]
  *                 [--run-dir DIR] [--root-only] [--jobs N] [--once]
  */
 int sframe_serve_command(int argc, char **argv)
 {
-	struct serve s = {
-		.dir = SERVE_CACHE_DIR, .run_dir = SFRAME_RUN_DIR, .dev = -1,
-		.watch = -1, .sig = -1, .lock = -1, .jobs = SERVE_JOBS,
-	};
 	unsigned int cache_max_mb = SERVE_CACHE_MAX_MB;
 	unsigned int owner_mb = SERVE_OWNER_CACHE_MB;
-	struct pollfd pfd[2];
-	bool once = false;
-	sigset_t stop;
+	const char *dir = SERVE_CACHE_DIR;
+	struct serve_loop l;
+	struct serve *s = &l.s;
 	int err, ret = EXIT_USAGE;
 
-	if (serve_args(argc, argv, &s, &cache_max_mb, &owner_mb, &once))
+	serve_init(&l);
+	if (serve_args(argc, argv, &l, &dir, &cache_max_mb, &owner_mb))
 		return EXIT_USAGE;
-	s.owner_cache_max = (unsigned long long)owner_mb << 20;
+	s->queue.jobs = s->jobs.nr;
+	s->queue.owner_cache_max = (unsigned long long)owner_mb << 20;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (serve_own_dir(s.dir) || serve_own_dir(s.run_dir))
+	if (serve_own_dir(dir) || serve_own_dir(s->run_dir))
 		return EXIT_USAGE;
-	s.dev = sframe_open_device();
-	if (s.dev < 0)
+	s->dev = sframe_open_device();
+	if (s->dev < 0)
 		return EXIT_USAGE;
 	/* Watch first, then sweep: a file mapped in between is reported. */
-	s.watch = ioctl(s.dev, SFRAME_IOC_WATCH);
-	if (s.watch < 0 || fcntl(s.watch, F_SETFL, O_NONBLOCK)) {
+	l.watch = ioctl(s->dev, SFRAME_IOC_WATCH);
+	if (l.watch < 0 || fcntl(l.watch, F_SETFL, O_NONBLOCK)) {
 		fprintf(stderr, "sframectl: serve: %s: %s\n", SFRAME_DEVICE,
 			errno == EBUSY ? "another sframectl serve is running" :
 			strerror(errno));
 		goto out;
 	}
-	s.lock = sframe_serve_lock(s.run_dir);
-	if (s.lock < 0)
+	l.lock = sframe_serve_lock(s->run_dir);
+	if (l.lock < 0)
 		goto out;
 	/*
 	 * Only the one service may open the cache: opening removes what an
 	 * unfinished write left, which a running service may be writing.
 	 */
-	err = serve_cache_open(&s.cache, s.dir, cache_max_mb, &s.st.cache);
+	err = serve_cache_open(&s->cache, dir, cache_max_mb, &s->st.cache);
 	if (err) {
-		fprintf(stderr, "sframectl: serve: %s: %s\n", s.dir,
+		fprintf(stderr, "sframectl: serve: %s: %s\n", dir,
 			strerror(-err));
 		goto out;
 	}
-	s.st.started = sframe_serve_clock();
-	serve_publish(&s, "scanning");
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	if (!sigprocmask(SIG_BLOCK, &stop, NULL))
-		s.sig = signalfd(-1, &stop, SFD_CLOEXEC);
-	if (s.sig < 0) {
-		fprintf(stderr, "sframectl: serve: signalfd: %s\n", strerror(errno));
+	s->st.started = sframe_serve_clock();
+	if (serve_signals(&l) || serve_sweep_ask(&l, 0))
 		goto out;
-	}
-	if (serve_sweep(&s))
-		goto out;
-	serve_report(&s, "mapped at start");
-	pfd[0] = (struct pollfd){ .fd = s.watch, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = s.sig, .events = POLLIN };
-	for (;;) {
-		/* --once: until what the sweeps started has ended. */
-		bool done = once && !s.running && !s.queued && !s.lost &&
-			    (!s.resweep || s.resweeps);
-		int n, wait;
-
-		if (serve_sweep_due(&s, once, &wait)) {
-			if (serve_sweep(&s))
-				break;
-			continue;
-		}
-		n = serve_poll(&s, pfd, 2, done ? 0 : wait);
-		if ((n < 0 && errno != EINTR) || (n == 0 && done) ||
-		    (n > 0 && pfd[1].revents))
-			break;
-		if (n > 0 && pfd[0].revents && serve_drain(&s) < 0)
-			break;
-	}
-	serve_stop_jobs(&s);
-	serve_report(&s, "at exit");
+	serve_loop(&l);
+	serve_jobs_stop(&s->jobs);
+	serve_report(s, "at exit");
 	ret = 0;
 out:
-	if (s.lock >= 0) {
-		serve_unpublish(&s);
-		close(s.lock);
+	if (l.lock >= 0) {
+		serve_unpublish(s);
+		close(l.lock);
 	}
-	if (s.sig >= 0)
-		close(s.sig);
-	if (s.watch >= 0)
-		close(s.watch);
-	close(s.dev);
-	serve_seen_free(&s.seen);
-	free(s.shares);
+	if (l.sig >= 0)
+		close(l.sig);
+	if (l.watch >= 0)
+		close(l.watch);
+	close(s->dev);
+	serve_seen_free(&s->seen);
+	serve_queue_clear(&s->queue);
 	return ret;
 }

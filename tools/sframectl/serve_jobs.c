@@ -1,176 +1,143 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl serve: the generator children.  A file not in the cache is
- * translated by a confined child (serve_gen.c, sandbox.c), a few at once,
- * or waits for one (serve_queue.c); what a child returns is loaded, which
- * checks it as load checks a file, and only then cached.  Each outcome
- * is counted under its name for sframectl status.
+ * sframectl serve's workers: a file not in the cache is translated by a
+ * confined child (serve_gen.c, sandbox.c), up to --jobs at once.  A
+ * worker holds the report's descriptor and what the service needs to
+ * load the result; the service polls the children's pipes among its own
+ * descriptors, and each child that wrote all, failed or ran out of time
+ * comes back to it as an ended job, to be loaded and then released.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "serve.h"
+#include "serve_jobs.h"
 
-/* Count what loading @seen's sidecar (from the cache or not) came to. */
-void serve_loaded(struct serve *s, size_t seen, int ret,
-			 bool from_cache, bool fill)
+/* Does @j hold a file: a child running, or one ended and not released? */
+static bool serve_job_held(const struct serve_job *j)
 {
-	if (ret == -ENODATA)
-		s->st.own++;
-	else if (ret == -EEXIST)
-		s->st.by_hand++;
-	else if (ret > 0)
-		s->st.failed[SFRAME_SERVE_NOT_LOADED]++;
-	else if (!ret && from_cache)
-		s->st.cached++;
-	else if (!ret)
-		s->st.generated++;
-	s->st.filled += fill && !ret;
-	/* The module's refusal for want of memory may not last. */
-	s->seen.rec[seen].no_sidecar = ret == EXIT_INVALID || ret == -ENODATA;
+	return j->gen.pid || j->fd >= 0;
 }
 
-/*
- * Worker @w's job has ended as @end: check and load its result, then
- * cache it.  It came from untrusted code: the load checks it as load
- * checks a file, once, and only what passed is cached.
- */
-void serve_job_end(struct serve *s, struct serve_work *w,
-			  enum serve_gen_end end)
-{
-	char why[SFRAME_MSG_MAX];
-	bool invalid = false, again = false;
-	int fail = -1, ret = 0;
-
-	if (end == SERVE_GEN_DONE) {
-		ret = sframe_load_sidecar_obj(s->dev, w->fd, w->name,
-					      &w->code, w->key.path,
-					      w->gen.buf, w->gen.len, w->fill);
-		invalid = ret == EXIT_INVALID;
-	}
-
-	switch (invalid ? SERVE_GEN_TOO_LARGE : end) {
-	case SERVE_GEN_DONE:
-		serve_loaded(s, w->seen, ret, false, w->fill);
-		/* Refused for want of memory: perhaps before the checks. */
-		if (ret > 0)
-			break;
-		ret = 0;
-		if (serve_may_store(s, w->owner, w->gen.len))
-			ret = serve_cache_put(&s->cache, &w->key, w->gen.buf,
-					      w->gen.len);
-		else
-			s->st.not_stored++;
-		if (ret) {
-			fprintf(stderr, "sframectl: serve: %s: %s\n",
-				w->key.path, strerror(-ret));
-			fail = SFRAME_SERVE_CACHE;
-		}
-		break;
-	case SERVE_GEN_FAILED:
-		fprintf(stderr, "sframectl: serve: %s: cannot generate SFrame: %s\n",
-			w->name, serve_gen_why(&w->gen, why, sizeof(why)));
-		fail = SFRAME_SERVE_NO_SFRAME;
-		break;
-	case SERVE_GEN_NOT_STARTED:
-		fprintf(stderr, "sframectl: serve: %s: no generator child could run: %s\n",
-			w->name, serve_gen_why(&w->gen, why, sizeof(why)));
-		fail = SFRAME_SERVE_NO_SFRAME;
-		again = true;		/* not the file's doing */
-		break;
-	case SERVE_GEN_KILLED:
-		fprintf(stderr, "sframectl: serve: %s: generator killed by signal %d\n",
-			w->name, w->gen.signal);
-		fail = SFRAME_SERVE_GEN_KILLED;
-		/*
-		 * SIGKILL before its deadline was not ours: the OOM killer,
-		 * which takes a child first whoever's memory ran out.
-		 */
-		again = w->gen.signal == SIGKILL;
-		break;
-	case SERVE_GEN_OVER_TIME:
-		fprintf(stderr, "sframectl: serve: %s: generator over time (%u ms): killed\n",
-			w->name, SERVE_GEN_WALL_MS);
-		fail = SFRAME_SERVE_GEN_OVER_TIME;
-		break;
-	default:
-		fprintf(stderr, "sframectl: serve: %s: generator output invalid%s\n",
-			w->name, invalid ? "" : ": too large");
-		fail = SFRAME_SERVE_GEN_INVALID;
-		break;
-	}
-	if (fail >= 0) {
-		s->st.failed[fail]++;
-		/* Tried again at its next mapping, or never in this run. */
-		s->seen.rec[w->seen].no_sidecar = !again;
-	}
-	serve_gen_free(&w->gen);
-	close(w->fd);
-	w->fd = -1;
-	s->running--;
-	s->running_swept -= w->swept;
-}
-
-/*
- * Translate @name's @size bytes, sealed in the memory file @input, in a
- * child; or queue the file, open at @fd, for later when no worker is
- * free for it (@swept: only a sweep reported it).  Only the child holds
- * the bytes while it runs.
- */
-void serve_generate(struct serve *s, int fd, size_t seen, bool swept,
-		    uid_t owner, const char *name, int input, size_t size,
-		    const struct sframe_code *code, bool fill,
-		    const struct serve_cache_key *key)
-{
-	struct serve_work *w = s->work;
-	enum serve_gen_end end;
-
-	while (w < s->work + s->jobs && w->gen.pid)
-		w++;
-	if (w == s->work + s->jobs || !serve_may_start(s, swept, owner)) {
-		/* Its supply is paid when it leaves the queue. */
-		serve_pace_refund(s, owner, s->seen.rec[seen].size);
-		serve_wait(s, fd, seen, swept, owner, name);
-		return;
-	}
-	w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	w->seen = seen;
-	w->code = *code;
-	w->fill = fill;
-	w->swept = swept;
-	w->owner = owner;
-	snprintf(w->name, sizeof(w->name), "%s", name);
-	w->key = *key;
-	s->running++;
-	s->running_swept += swept;
-	w->gen = (struct serve_gen_job){ .out = -1 };
-	/* The child gets this file's bytes, sealed, and nothing else. */
-	if (w->fd < 0)
-		end = serve_gen_not_started(&w->gen, "dup", errno);
-	else
-		end = serve_gen_start_translate(&w->gen, input, size, fill);
-	if (end != SERVE_GEN_RUNNING)
-		serve_job_end(s, w, end);
-}
-
-/* The service ends: its children with it, and the waiting forgotten. */
-void serve_stop_jobs(struct serve *s)
+/* A worker free for a child, or NULL. */
+struct serve_job *serve_jobs_free(struct serve_jobs *js)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->jobs; i++) {
-		if (!s->work[i].gen.pid)
+	for (i = 0; i < js->nr; i++)
+		if (!serve_job_held(&js->job[i]))
+			return &js->job[i];
+	return NULL;
+}
+
+/*
+ * Start @j's child on the @size bytes sealed in the memory file @input:
+ * the child gets them and nothing else.  @j holds a descriptor of its own
+ * of the report's @fd until it is released.  A child that could not start
+ * has ended already (j->end).
+ */
+void serve_jobs_start(struct serve_job *j, int fd, int input, size_t size)
+{
+	j->gen = (struct serve_gen_job){ .out = -1 };
+	j->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (j->fd < 0)
+		j->end = serve_gen_not_started(&j->gen, "dup", errno);
+	else
+		j->end = serve_gen_start_translate(&j->gen, input, size,
+						   j->fill);
+}
+
+/* Is a worker holding the file of record @seen? */
+bool serve_jobs_busy(const struct serve_jobs *js, size_t seen)
+{
+	unsigned int i;
+
+	for (i = 0; i < js->nr; i++)
+		if (serve_job_held(&js->job[i]) && js->job[i].seen == seen)
+			return true;
+	return false;
+}
+
+/*
+ * The running children's pipes into @pfd (room for SERVE_JOBS_MAX), in
+ * the order serve_jobs_reap() expects, and *@wait (ms, -1: no limit)
+ * shortened to the first child's deadline.  How many.
+ */
+unsigned int serve_jobs_poll(const struct serve_jobs *js, struct pollfd *pfd,
+			     int *wait)
+{
+	long long now = serve_gen_now(), left;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < js->nr; i++) {
+		if (!js->job[i].gen.pid)
 			continue;
-		serve_gen_free(&s->work[i].gen);
-		close(s->work[i].fd);
+		pfd[k++] = (struct pollfd){
+			.fd = js->job[i].gen.out, .events = POLLIN,
+		};
+		left = js->job[i].gen.deadline - now;
+		left = left < 0 ? 0 : left;
+		if (*wait < 0 || left < *wait)
+			*wait = left;
 	}
-	for (i = 0; i < s->queued; i++)
-		close(s->queue[i].fd);
-	s->running = s->queued = s->running_swept = s->queued_swept = 0;
+	return k;
+}
+
+/*
+ * Read what the children polled in @pfd wrote (@polled: poll() said
+ * something is ready), and end those that finished or ran out of time:
+ * into @ended (room for SERVE_JOBS_MAX), with how they ended in ->end.
+ * How many ended.
+ */
+unsigned int serve_jobs_reap(struct serve_jobs *js, const struct pollfd *pfd,
+			     bool polled, struct serve_job **ended)
+{
+	unsigned int i, k = 0, n = 0;
+	struct serve_job *j;
+
+	for (i = 0; i < js->nr; i++) {
+		j = &js->job[i];
+		if (!j->gen.pid)
+			continue;
+		j->end = SERVE_GEN_RUNNING;
+		if (polled && pfd[k].revents)
+			j->end = serve_gen_read(&j->gen);
+		if (j->end == SERVE_GEN_RUNNING)
+			j->end = serve_gen_expire(&j->gen, serve_gen_now());
+		if (j->end != SERVE_GEN_RUNNING)
+			ended[n++] = j;
+		k++;
+	}
+	return n;
+}
+
+/* @j's end was handled: the worker is free again. */
+void serve_jobs_release(struct serve_job *j)
+{
+	serve_gen_free(&j->gen);
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+/* Where the running files' record indices are, for renumbering them. */
+unsigned int serve_jobs_seen(struct serve_jobs *js, size_t **in_use)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < js->nr; i++)
+		if (serve_job_held(&js->job[i]))
+			in_use[n++] = &js->job[i].seen;
+	return n;
+}
+
+/* The service ends: its children with it. */
+void serve_jobs_stop(struct serve_jobs *js)
+{
+	unsigned int i;
+
+	for (i = 0; i < js->nr; i++)
+		if (serve_job_held(&js->job[i]))
+			serve_jobs_release(&js->job[i]);
 }

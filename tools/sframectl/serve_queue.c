@@ -1,47 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl serve: the files waiting for a generator child, and each
- * owner's share (design.rst, "Whose files, in what order").  What is
- * being mapped now goes before what a sweep found; an owner but root has
- * at most SERVE_QUEUE_OWNER files waiting, one child fewer than --jobs,
- * --owner-cache-mb of disk cache a run, and its pace (SERVE_OWNER_PACE_MS
- * a file, SERVE_OWNER_BURST at once).
+ * sframectl serve's scheduler: the files waiting for a generator child,
+ * and each owner's share (design.rst, "Whose files, in what order").
+ * What is being mapped now goes before what a sweep found; an owner but
+ * root has at most SERVE_QUEUE_OWNER files waiting, one child fewer than
+ * --jobs, --owner-cache-mb of disk cache a run, and its pace
+ * (SERVE_OWNER_PACE_MS a file, SERVE_OWNER_BURST at once).
+ *
+ * The service admits a file when it cannot start it now, asks for the
+ * next one whenever a child may have become free, and says when a child
+ * starts and is done; the scheduler keeps the counts, never the children.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "serve.h"
+#include "serve_queue.h"
 
 #define SERVE_OWNER_CREDIT_MAX	(SERVE_OWNER_BURST * SERVE_OWNER_PACE_MS)
 
-/* @owner's share (not root's), new with full credit; NULL on ENOMEM. */
-static struct serve_share *serve_share(struct serve *s, uid_t owner)
+/* @owner's share if it has one (root never has). */
+static struct serve_share *serve_share_find(struct serve_queue *q,
+					    uid_t owner)
 {
-	struct serve_share *sh;
 	size_t i;
 
-	for (i = 0; i < s->nr_shares && s->shares[i].owner != owner; i++)
-		;
-	if (i < s->nr_shares)
-		return &s->shares[i];
-	sh = reallocarray(s->shares, i + 1, sizeof(*sh));
+	for (i = 0; i < q->nr_shares; i++)
+		if (q->shares[i].owner == owner)
+			return &q->shares[i];
+	return NULL;
+}
+
+/* @owner's share (not root's), new with full credit; NULL on ENOMEM. */
+static struct serve_share *serve_share(struct serve_queue *q, uid_t owner)
+{
+	struct serve_share *sh = serve_share_find(q, owner);
+
+	if (sh)
+		return sh;
+	sh = reallocarray(q->shares, q->nr_shares + 1, sizeof(*sh));
 	if (!sh)
 		return NULL;
-	s->shares = sh;
-	s->shares[s->nr_shares++] = (struct serve_share){
+	q->shares = sh;
+	sh = &q->shares[q->nr_shares++];
+	*sh = (struct serve_share){
 		.owner = owner, .credit_ms = SERVE_OWNER_CREDIT_MAX,
-		.at_ms = serve_gen_now(),
+		.at_ms = q->now(),
 	};
-	return &s->shares[i];
+	return sh;
 }
 
 /* @sh's credit now, in ms. */
-static long long serve_credit(struct serve_share *sh)
+static long long serve_credit(struct serve_queue *q, struct serve_share *sh)
 {
-	long long now = serve_gen_now();
+	long long now = q->now();
 
 	sh->credit_ms += now - sh->at_ms;
 	if (sh->credit_ms > SERVE_OWNER_CREDIT_MAX)
@@ -72,24 +86,25 @@ static long long serve_pace_needed(off_t size)
  * always may; another owner's when it has credit (a file costing more
  * than the most there can be: when the credit is full), spent if @take.
  */
-bool serve_paced(struct serve *s, uid_t owner, off_t size, bool take)
+bool serve_queue_paced(struct serve_queue *q, uid_t owner, off_t size,
+		       bool take)
 {
 	struct serve_share *sh;
 
 	if (!owner)
 		return true;
-	sh = serve_share(s, owner);
-	if (!sh || serve_credit(sh) < serve_pace_needed(size))
+	sh = serve_share(q, owner);
+	if (!sh || serve_credit(q, sh) < serve_pace_needed(size))
 		return false;
 	if (take)
 		sh->credit_ms -= serve_pace_cost(size);
 	return true;
 }
 
-/* Give back what serve_paced() took: the file was put off after all. */
-void serve_pace_refund(struct serve *s, uid_t owner, off_t size)
+/* Give back what serve_queue_paced() took: the file waits after all. */
+void serve_queue_refund(struct serve_queue *q, uid_t owner, off_t size)
 {
-	struct serve_share *sh = owner ? serve_share(s, owner) : NULL;
+	struct serve_share *sh = owner ? serve_share_find(q, owner) : NULL;
 
 	if (sh)
 		sh->credit_ms += serve_pace_cost(size);
@@ -97,20 +112,20 @@ void serve_pace_refund(struct serve *s, uid_t owner, off_t size)
 
 /*
  * How long until a waiting file's owner has credit for it, in ms: what the
- * loop's poll() may wait at most; -1 if none waits for credit.
+ * service's poll() may wait at most; -1 if none waits for credit.
  */
-int serve_pace_wait(struct serve *s)
+int serve_queue_wait_ms(struct serve_queue *q)
 {
 	long long wait = -1, left;
 	struct serve_share *sh;
 	unsigned int i;
 
-	for (i = 0; i < s->queued; i++) {
-		if (!s->queue[i].owner)
+	for (i = 0; i < q->queued; i++) {
+		if (!q->wait[i].owner)
 			continue;
-		sh = serve_share(s, s->queue[i].owner);
-		left = sh ? serve_pace_needed(s->seen.rec[s->queue[i].seen].size) -
-			    serve_credit(sh) : SERVE_OWNER_PACE_MS;
+		sh = serve_share(q, q->wait[i].owner);
+		left = sh ? serve_pace_needed(q->wait[i].size) -
+			    serve_credit(q, sh) : SERVE_OWNER_PACE_MS;
 		/* With credit, it waits for a child, whose end wakes us. */
 		if (left <= 0)
 			continue;
@@ -124,106 +139,123 @@ int serve_pace_wait(struct serve *s)
  * May @size more bytes of @owner's go to the disk cache?  Counted as
  * stored if so.
  */
-bool serve_may_store(struct serve *s, uid_t owner, size_t size)
+bool serve_queue_may_store(struct serve_queue *q, uid_t owner, size_t size)
 {
 	struct serve_share *sh;
 
 	if (!owner)
 		return true;
-	sh = serve_share(s, owner);
-	if (!sh || sh->stored + size > s->owner_cache_max)
+	sh = serve_share(q, owner);
+	if (!sh || sh->stored + size > q->owner_cache_max)
 		return false;
 	sh->stored += size;
 	return true;
 }
 
-/* Children running for @owner, and files of its waiting. */
-static unsigned int serve_owner_running(const struct serve *s, uid_t owner)
+/* Files of @owner's waiting. */
+static unsigned int serve_owner_waiting(const struct serve_queue *q,
+					uid_t owner)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < s->jobs; i++)
-		n += s->work[i].gen.pid && s->work[i].owner == owner;
-	return n;
-}
-
-static unsigned int serve_owner_waiting(const struct serve *s, uid_t owner)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->queued; i++)
-		n += s->queue[i].owner == owner;
+	for (i = 0; i < q->queued; i++)
+		n += q->wait[i].owner == owner;
 	return n;
 }
 
 /*
  * May a child start now on a file of @owner's (@swept: only a sweep
- * reported it)?  With two workers or more, one is always left for what
+ * reported it)?  With two children or more, one is always left for what
  * is being mapped now: neither swept files nor any one owner but root
  * may take them all.
  */
-bool serve_may_start(const struct serve *s, bool swept, uid_t owner)
+bool serve_queue_may_start(struct serve_queue *q, bool swept, uid_t owner)
 {
-	unsigned int most = s->jobs < 2 ? s->jobs : s->jobs - 1;
+	unsigned int most = q->jobs < 2 ? q->jobs : q->jobs - 1;
+	struct serve_share *sh;
 
-	if (s->running >= s->jobs || (swept && s->running_swept >= most))
+	if (q->running >= q->jobs || (swept && q->running_swept >= most))
 		return false;
-	return !owner || serve_owner_running(s, owner) < most;
+	if (!owner)
+		return true;
+	sh = serve_share(q, owner);
+	return sh && sh->running < most;
 }
 
-/*
- * Queue the file open at @fd (its record: s->seen.rec[@seen]) until a
- * worker, or its owner's credit, is there for it.  One that has no place
- * is put off until the next sweep, which finds it again if it is still
- * mapped; one mapped now is also counted (serve_drain() waits for room
- * in the whole queue first).
- */
-void serve_wait(struct serve *s, int fd, size_t seen, bool swept,
-		uid_t owner, const char *name)
+/* A child started on a file of @owner's: it counts until its end. */
+void serve_queue_started(struct serve_queue *q, bool swept, uid_t owner)
 {
-	bool shared = !owner || serve_owner_waiting(s, owner) < SERVE_QUEUE_OWNER;
-	bool room = s->queued < SERVE_QUEUE_MAX &&
-		    (!swept || s->queued_swept < SERVE_QUEUE_SWEPT);
+	struct serve_share *sh = owner ? serve_share_find(q, owner) : NULL;
 
-	fd = room && shared ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
-	s->seen.rec[seen].no_sidecar = false;
-	s->resweep |= fd < 0;
-	if (fd < 0 && swept)
-		return;
-	if (fd < 0 && !shared) {
-		fprintf(stderr, "sframectl: serve: %s: %u files of uid %u waiting already; dropped\n",
-			name, SERVE_QUEUE_OWNER, (unsigned int)owner);
-		s->st.failed[SFRAME_SERVE_OWNER_SHARE]++;
-		return;
-	}
-	if (fd < 0) {
-		fprintf(stderr, "sframectl: serve: %s: %u files waiting already; dropped\n",
-			name, s->queued);
-		s->st.failed[SFRAME_SERVE_QUEUE_FULL]++;
-		return;
-	}
-	s->queue[s->queued++] = (struct serve_waiting){ fd, seen, swept, owner };
-	s->queued_swept += swept;
+	q->running++;
+	q->running_swept += swept;
+	if (sh)
+		sh->running++;
+}
+
+/* That child has ended: a place for the next. */
+void serve_queue_done(struct serve_queue *q, bool swept, uid_t owner)
+{
+	struct serve_share *sh = owner ? serve_share_find(q, owner) : NULL;
+
+	q->running--;
+	q->running_swept -= swept;
+	if (sh && sh->running)
+		sh->running--;
+}
+
+/* Does no child run and no file wait? */
+bool serve_queue_idle(const struct serve_queue *q)
+{
+	return !q->running && !q->queued;
+}
+
+/* Is there a place for a file being mapped now? */
+bool serve_queue_room(const struct serve_queue *q)
+{
+	return q->queued < SERVE_QUEUE_MAX;
 }
 
 /*
- * Is a child translating the file of s->seen.rec[@seen], or waiting to?  One
- * waiting that a mapping made now (not @swept) reports again is no
- * longer put after what is being mapped now.
+ * Queue @w until a child, or its owner's credit, is there for it: the
+ * queue holds a descriptor of its own for it.  A file mapped now has a
+ * place whenever serve_queue_room() said so; a swept one, only within
+ * SERVE_QUEUE_SWEPT.
  */
-bool serve_busy(struct serve *s, size_t seen, bool swept)
+enum serve_admit serve_queue_admit(struct serve_queue *q,
+				   const struct serve_waiting *w)
+{
+	int fd;
+
+	if (w->owner && serve_owner_waiting(q, w->owner) >= SERVE_QUEUE_OWNER)
+		return w->swept ? SERVE_PUT_OFF : SERVE_OWNER_FULL;
+	if (!serve_queue_room(q) ||
+	    (w->swept && q->queued_swept >= SERVE_QUEUE_SWEPT))
+		return w->swept ? SERVE_PUT_OFF : SERVE_QUEUE_FULL;
+	fd = fcntl(w->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return w->swept ? SERVE_PUT_OFF : SERVE_QUEUE_FULL;
+	q->wait[q->queued] = *w;
+	q->wait[q->queued++].fd = fd;
+	q->queued_swept += w->swept;
+	return SERVE_ADMITTED;
+}
+
+/*
+ * Is the file of record @seen waiting?  One waiting that a mapping made
+ * now (not @swept) reports again is no longer put after what is being
+ * mapped now.
+ */
+bool serve_queue_holds(struct serve_queue *q, size_t seen, bool swept)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->jobs; i++)
-		if (s->work[i].gen.pid && s->work[i].seen == seen)
-			return true;
-	for (i = 0; i < s->queued; i++) {
-		if (s->queue[i].seen != seen)
+	for (i = 0; i < q->queued; i++) {
+		if (q->wait[i].seen != seen)
 			continue;
-		if (s->queue[i].swept && !swept) {
-			s->queue[i].swept = false;
-			s->queued_swept--;
+		if (q->wait[i].swept && !swept) {
+			q->wait[i].swept = false;
+			q->queued_swept--;
 		}
 		return true;
 	}
@@ -231,22 +263,51 @@ bool serve_busy(struct serve *s, size_t seen, bool swept)
 }
 
 /*
- * The waiting file to start next: the first being mapped now that its
- * owner's share and pace let start, else the first such a sweep found;
- * -1 if none may start now.  Its supply spends the credit.
+ * Take the file to start next into *@w (its descriptor is the caller's
+ * now): the first being mapped now that its owner's share and pace let
+ * start, else the first such a sweep found.  False if none may start now.
  */
-int serve_next(struct serve *s)
+bool serve_queue_next(struct serve_queue *q, struct serve_waiting *w)
 {
 	unsigned int i;
 	int swept;
 
-	for (swept = 0; swept < 2; swept++)
-		for (i = 0; i < s->queued; i++)
-			if (s->queue[i].swept == swept &&
-			    serve_may_start(s, swept, s->queue[i].owner) &&
-			    serve_paced(s, s->queue[i].owner,
-					s->seen.rec[s->queue[i].seen].size,
-					false))
-				return i;
-	return -1;
+	for (swept = 0; swept < 2; swept++) {
+		for (i = 0; i < q->queued; i++) {
+			*w = q->wait[i];
+			if (w->swept == swept &&
+			    serve_queue_may_start(q, swept, w->owner) &&
+			    serve_queue_paced(q, w->owner, w->size, false))
+				goto take;
+		}
+	}
+	return false;
+take:
+	memmove(q->wait + i, q->wait + i + 1,
+		(--q->queued - i) * sizeof(*q->wait));
+	q->queued_swept -= w->swept;
+	return true;
+}
+
+/* Where the waiting files' record indices are, for renumbering them. */
+unsigned int serve_queue_seen(struct serve_queue *q, size_t **in_use)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->queued; i++)
+		in_use[i] = &q->wait[i].seen;
+	return i;
+}
+
+/* The service ends: the waiting forgotten, the shares freed. */
+void serve_queue_clear(struct serve_queue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->queued; i++)
+		close(q->wait[i].fd);
+	q->queued = q->queued_swept = 0;
+	free(q->shares);
+	q->shares = NULL;
+	q->nr_shares = 0;
 }

@@ -2,17 +2,16 @@
 /*
  * sframectl serve: the files it has handled, by identity (device, inode,
  * size, modification and change times), so that one is supplied once a
- * run and one
- * that needs nothing from it (SFrame of its own, a failure) is not tried
- * again.  A report looks its file up in constant time, whatever a user
- * maps: records are found through an open-addressing index, and there
- * are at most SERVE_SEEN_MAX of them (when the set is full, serve.c
- * forgets all but those of the files in flight).
+ * run and one that needs nothing from it (SFrame of its own, a failure)
+ * is not tried again.  A report looks its file up in constant time,
+ * whatever a user maps: records are found through an open-addressing
+ * index, and there are at most SERVE_SEEN_MAX of them (when the set is
+ * full, serve_supply.c forgets all but those of the files in flight).
  */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "serve.h"
+#include "serve_seen.h"
 
 /*
  * Where a file's probe starts in an index of @size slots: by its whole

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "../../sframectl/serve.h"
+#include "../../sframectl/serve_seen.h"
 #include "tap.h"
 
 static struct stat file_stat(unsigned long n)
