@@ -121,45 +121,61 @@ int sframe_load_command(int argc, char **argv)
 	return EXIT_USAGE;
 }
 
+static const struct option unload_options[] = {
+	{ "vdso", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* sframectl unload ELF | unload --vdso: withdraw a sidecar */
 int sframe_unload_command(int argc, char **argv)
 {
 	struct sframe_sidecar_unload arg = { 0 };
 	char msg[SFRAME_MSG_MAX] = "";
-	int dev, ret = 0;
+	int dev, opt, ret = 0;
+	bool vdso = false;
 
-	if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--vdso"))) {
+	while ((opt = getopt_long(argc, argv, "", unload_options,
+				  NULL)) == 'v')
+		vdso = true;
+	if (opt != -1 || argc - optind != !vdso) {
 		fprintf(stderr, "usage: sframectl unload ELF | unload --vdso\n");
 		return EXIT_USAGE;
 	}
 	dev = sframe_open_device();
 	if (dev < 0)
 		return EXIT_USAGE;
-	if (!strcmp(argv[1], "--vdso")) {
+	if (vdso) {
 		ret = sframe_vdso_unload(dev);
 		close(dev);
 		return ret;
 	}
-	arg.fd = sframe_open(argv[1], msg, sizeof(msg));
+	argv += optind;
+	arg.fd = sframe_open(argv[0], msg, sizeof(msg));
 	if (arg.fd < 0) {
-		fprintf(stderr, "sframectl: %s: %s\n", argv[1], msg);
+		fprintf(stderr, "sframectl: %s: %s\n", argv[0], msg);
 		close(dev);
 		return EXIT_USAGE;
 	}
 	if (ioctl(dev, SFRAME_IOC_UNLOAD, &arg)) {
 		if (errno == ENOENT)
 			fprintf(stderr, "sframectl: %s: no sidecar loaded\n",
-				argv[1]);
+				argv[0]);
 		else
-			fprintf(stderr, "sframectl: %s: %s\n", argv[1],
+			fprintf(stderr, "sframectl: %s: %s\n", argv[0],
 				strerror(errno));
 		ret = errno == ENOENT ? EXIT_INVALID : EXIT_USAGE;
 	} else {
-		printf("%s: unloaded\n", argv[1]);
+		printf("%s: unloaded\n", argv[0]);
 	}
 	close(arg.fd);
 	close(dev);
 	return ret;
 }
+
+static const struct option status_options[] = {
+	{ "run-dir", required_argument, NULL, 'r' },
+	{ NULL, 0, NULL, 0 },
+};
 
 /* sframectl status [--run-dir DIR]: the module's sidecars, the service */
 int sframe_status_command(int argc, char **argv)
@@ -167,11 +183,12 @@ int sframe_status_command(int argc, char **argv)
 	const char *run_dir = SFRAME_RUN_DIR;
 	char buf[4096];
 	ssize_t n;
-	int dev;
+	int dev, opt;
 
-	if (argc == 3 && !strcmp(argv[1], "--run-dir")) {
-		run_dir = argv[2];
-	} else if (argc != 1) {
+	while ((opt = getopt_long(argc, argv, "", status_options,
+				  NULL)) == 'r')
+		run_dir = optarg;
+	if (opt != -1 || optind != argc) {
 		fprintf(stderr, "usage: sframectl status [--run-dir DIR]\n");
 		return EXIT_USAGE;
 	}

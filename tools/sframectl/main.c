@@ -5,6 +5,7 @@
  * 2 usage or I/O error.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@ static void print_usage(FILE *out)
 		"       sframectl load --vdso\n"
 		"       sframectl unload ELF | unload --vdso\n"
 		"       sframectl status [--run-dir DIR]\n"
-		"       sframectl serve [--cache DIR] [--run-dir DIR] [--root-only]\n"
-		"                       [--once]\n"
+		"       sframectl serve [--cache DIR] [--cache-max-mb N]\n"
+		"                       [--owner-cache-mb N] [--run-dir DIR]\n"
+		"                       [--root-only] [--jobs N] [--once]\n"
 		"\n"
 		"  dump    print the section as binutils' objdump --sframe does\n"
 		"  check   validate; print 'FILE: ok (...)' or the reason\n"
@@ -35,7 +37,8 @@ static void print_usage(FILE *out)
 		"  status  list the sidecars loaded, the service's work and the\n"
 		"          module's memory\n"
 		"  serve   supply sidecars for every object mapped, now and as\n"
-		"          the module reports them, kept in a cache by build ID\n"
+		"          the module reports them, kept in a cache named by\n"
+		"          the bytes they are made from\n"
 		"  --raw   FILE is a bare .sframe section, not an ELF object\n");
 }
 
@@ -82,29 +85,38 @@ static int load_section(FILE *out, const char *path, bool raw,
 	return 0;
 }
 
-static int parse_common(int argc, char **argv, int *i, bool *raw,
-			bool *have_vaddr, unsigned long long *vaddr)
-{
-	for (; *i < argc && argv[*i][0] == '-'; (*i)++) {
-		const char *opt = argv[*i];
-		char *end;
+static const struct option common_options[] = {
+	{ "raw", no_argument, NULL, 'r' },
+	{ "vaddr", required_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
 
-		if (!strcmp(opt, "--")) {
-			(*i)++;
-			return 0;
-		}
-		if (!strcmp(opt, "--raw")) {
+/*
+ * dump's and check's options (@vaddr NULL: no --vaddr); optind is then
+ * the first file.  0, or -1 (said).
+ */
+static int parse_common(int argc, char **argv, bool *raw, bool *have_vaddr,
+			unsigned long long *vaddr)
+{
+	char *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", common_options,
+				  NULL)) != -1) {
+		if (opt == 'r') {
 			*raw = true;
 			continue;
 		}
-		if (!vaddr || strcmp(opt, "--vaddr") || *i + 1 >= argc) {
-			fprintf(stderr, "sframectl: unknown option '%s'\n", opt);
+		if (opt != 'v')
+			return -1;	/* said by getopt_long() */
+		if (!vaddr) {
+			fprintf(stderr, "%s: no option --vaddr\n", argv[0]);
 			return -1;
 		}
 		errno = 0;
-		*vaddr = strtoull(argv[++*i], &end, 0);
-		if (errno || *end) {
-			fprintf(stderr, "sframectl: bad address '%s'\n", argv[*i]);
+		*vaddr = strtoull(optarg, &end, 0);
+		if (errno || *end || !*optarg) {
+			fprintf(stderr, "sframectl: bad address '%s'\n", optarg);
 			return -1;
 		}
 		*have_vaddr = true;
@@ -118,13 +130,14 @@ static int cmd_dump(int argc, char **argv)
 	bool raw = false, have_vaddr = false;
 	struct sframe_section sec;
 	struct sframe_input in;
-	int i = 1, ret;
+	int i, ret;
 
-	if (parse_common(argc, argv, &i, &raw, &have_vaddr, &vaddr) ||
-	    argc - i != 1) {
+	if (parse_common(argc, argv, &raw, &have_vaddr, &vaddr) ||
+	    argc - optind != 1) {
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
+	i = optind;
 	ret = load_section(stderr, argv[i], raw, have_vaddr, vaddr, &in,
 			   &sec);
 	if (ret)
@@ -139,14 +152,14 @@ static int cmd_check(int argc, char **argv)
 	bool raw = false, have_vaddr = false;
 	struct sframe_section sec;
 	struct sframe_input in;
-	int i = 1, ret, worst = 0;
+	int i, ret, worst = 0;
 
-	if (parse_common(argc, argv, &i, &raw, &have_vaddr, NULL) ||
-	    i >= argc) {
+	if (parse_common(argc, argv, &raw, &have_vaddr, NULL) ||
+	    optind >= argc) {
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (; i < argc; i++) {
+	for (i = optind; i < argc; i++) {
 		ret = load_section(stdout, argv[i], raw, false, 0, &in, &sec);
 		if (!ret) {
 			printf("%s: ok (v%u, %u FDEs, %u FREs)\n", argv[i],
@@ -159,7 +172,7 @@ static int cmd_check(int argc, char **argv)
 	return worst;
 }
 
-/* The commands: each gets its own name as argv[0]. */
+/* The commands: each gets "sframectl NAME" as argv[0]. */
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -175,15 +188,21 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
+	char name[32];
 	size_t i;
 
 	if (argc < 2) {
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* getopt_long()'s messages name it "sframectl NAME". */
+		snprintf(name, sizeof(name), "sframectl %s", argv[1]);
+		argv[1] = name;
+		return commands[i].run(argc - 1, argv + 1);
+	}
 	/* Not a command: how serve starts its generator children. */
 	if (!strcmp(argv[1], SERVE_GEN_CHILD_ARG))
 		serve_gen_child_main(argc, argv, serve_gen_modes);
