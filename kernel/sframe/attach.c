@@ -325,7 +325,13 @@ static int sframe_observer_register(struct sframe_hook *h,
 	return 0;
 }
 
-/* One stats line per observer: how its prototype was checked. */
+/**
+ * sframe_hooks_show() - show how each observer's prototype was checked
+ * @s: the stats file being shown
+ *
+ * One stats line per observer: how its prototype was checked, or that it
+ * was not (the observer is then not hooked).
+ */
 void sframe_hooks_show(struct seq_file *s)
 {
 	static const char * const how[] = {
@@ -374,6 +380,13 @@ static int sframe_attach_deferred(bool deferred)
 	return 0;
 }
 
+/**
+ * sframe_deferred_hooked() - whether the deferred walk is redirected
+ *
+ * Return: true if the kernel's unwind_user() is redirected to
+ * sframe_unwind_user() now; always false where the kernel has no deferred
+ * walk (SFRAME_HOOK_UNWIND_USER unset).
+ */
 bool sframe_deferred_hooked(void)
 {
 #ifdef SFRAME_HOOK_UNWIND_USER
@@ -383,6 +396,23 @@ bool sframe_deferred_hooked(void)
 #endif
 }
 
+/**
+ * sframe_attach() - hook the observers and redirect the walkers
+ * @perf: redirect perf_callchain_user()
+ * @stacktrace: redirect arch_stack_walk_user(), where the kernel has one
+ * @deferred: redirect unwind_user(), where the kernel has one
+ *
+ * Observers first, each only once its prototype is checked (at build or
+ * against the kernel's BTF); one whose prototype cannot be checked is left
+ * off, counted and said, unless the module cannot run without it.  Then
+ * the running processes are scanned, and the chosen walkers redirected.
+ * If any step fails, everything hooked so far is undone (sframe_detach()).
+ *
+ * Return: 0, or the negative errno of the first hook that failed: ftrace's
+ * (-EINVAL for a function it cannot trace, -EBUSY when another IPMODIFY
+ * user has it), or that of the prototype check of an observer the module
+ * cannot run without.
+ */
 int sframe_attach(bool perf, bool stacktrace, bool deferred)
 {
 	struct sframe_kernel_btf kb = {};
@@ -405,7 +435,9 @@ int sframe_attach(bool perf, bool stacktrace, bool deferred)
 	return ret;
 }
 
-/*
+/**
+ * sframe_detach() - unhook everything and wait for walks in our code
+ *
  * Unhook everything, then wait until no walk that might still be in one
  * of our functions is running.  Samples walk with interrupts off and
  * every walk is inside rcu_read_lock(), so one RCU grace period covers

@@ -95,7 +95,15 @@ static int sframe_sidecar_check(struct sframe_file *sf,
 	return 0;
 }
 
-/*
+/**
+ * sframe_cache_set_sidecar() - bind a sidecar to a file's entry
+ * @file: the ELF object @s was made for
+ * @sf: the entry sframe_cache_sidecar_entry() gave, or NULL for a pinned
+ *	sidecar (root's load)
+ * @s: the sidecar's validated section
+ * @build_id: the build ID @file must have, or NULL
+ * @build_id_size: @build_id's length in bytes
+ *
  * Make @s the sidecar of @file, which must be the ELF object it was made
  * for (and have the build ID @build_id, if given); the sidecar it
  * replaces is freed once no walk can be using it.  A pinned sidecar (@sf
@@ -105,6 +113,16 @@ static int sframe_sidecar_check(struct sframe_file *sf,
  * reference is put here), goes with it once no map uses the file (and
  * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
  * On success @s belongs to the cache, on failure it stays the caller's.
+ *
+ * Context: process context, the supplier's; may wait for a queued read of
+ * @file, read it, and wait for an RCU grace period.
+ *
+ * Return: 0; -ENOMEM if a pinned sidecar's entry could not be made (no
+ * memory, or over a limit); -EAGAIN if @file could not be read now (a
+ * transient failure); -ENOEXEC if it is not an ELF object of this machine
+ * with code; -ESTALE if its build ID is not @build_id; -EINVAL if a
+ * function of @s lies outside the file's executable segments; -EEXIST if
+ * @sf has a pinned sidecar that one loaded while mapped may not replace.
  */
 int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
 			     struct sframe_sec *s, const u8 *build_id,
@@ -147,7 +165,17 @@ int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
 	return 0;
 }
 
-/* Withdraw @file's sidecar: 0, or -ENOENT if it has none. */
+/**
+ * sframe_cache_clear_sidecar() - withdraw a file's sidecar
+ * @file: the file
+ *
+ * The sidecar is freed once no walk can be using it; a pinned one's
+ * reference on the entry is put.
+ *
+ * Context: process context; waits for an RCU grace period.
+ *
+ * Return: 0, or -ENOENT if @file has no entry or its entry no sidecar.
+ */
 int sframe_cache_clear_sidecar(struct file *file)
 {
 	struct inode *inode = sframe_real_inode(file);
@@ -169,12 +197,19 @@ int sframe_cache_clear_sidecar(struct file *file)
 	return 0;
 }
 
-/*
+/**
+ * sframe_cache_sidecar_entry() - the entry a mapped file's sidecar binds to
+ * @file: the file the sidecar is for
+ * @owner: set to whom the sidecar is charged, when there is an entry
+ *
  * For a sidecar of @file loaded while mapped: a reference to the file's
  * entry as it is now, and in *@owner whom the sidecar is charged to, the
- * user the entry's last read was charged to (one who mapped it).  NULL
- * when @file has no entry (no longer mapped, or changed since it was
- * reported): such a load binds nothing, and never makes an entry, so
+ * user the entry's last read was charged to (one who mapped it).  An idle
+ * entry is taken off the idle list, whose reference becomes the caller's.
+ *
+ * Return: a reference to @file's entry, for sframe_cache_set_sidecar() to
+ * put; NULL when @file has no entry (no longer mapped, or changed since it
+ * was reported): such a load binds nothing, and never makes an entry, so
  * that it cannot be charged to root in its place.
  */
 struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
@@ -195,7 +230,13 @@ struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
 	return sf;
 }
 
-/* Does @file have a sidecar now? */
+/**
+ * sframe_cache_has_sidecar() - whether a file has a sidecar now
+ * @file: the file
+ *
+ * Return: true if @file's entry exists and has a sidecar, pinned or
+ * loaded while mapped; false otherwise.
+ */
 bool sframe_cache_has_sidecar(struct file *file)
 {
 	struct inode *inode = sframe_real_inode(file);

@@ -101,7 +101,14 @@ out:
 	return ret;
 }
 
-/* sframe_charge_owner() of @task's credentials. */
+/**
+ * sframe_task_charge_owner() - whom the cache charges for what a task maps
+ * @task: the task
+ *
+ * sframe_charge_owner() of @task's credentials, read under RCU.
+ *
+ * Return: the uid charged for what @task maps.
+ */
 kuid_t sframe_task_charge_owner(struct task_struct *task)
 {
 	kuid_t owner;
@@ -112,16 +119,33 @@ kuid_t sframe_task_charge_owner(struct task_struct *task)
 	return owner;
 }
 
-/* Set, or with NULL clear, what sframe_charge() reclaims with. */
+/**
+ * sframe_budget_set_reclaim() - set what sframe_charge() reclaims with
+ * @reclaim: gives back memory for a refused charge of a uid (any user's if
+ *	invalid), and says whether anything went; NULL to clear
+ *
+ * Set, or with NULL clear, what sframe_charge() reclaims with.
+ */
 void sframe_budget_set_reclaim(bool (*reclaim)(kuid_t uid))
 {
 	WRITE_ONCE(sframe_budget_reclaim, reclaim);
 }
 
-/*
+/**
+ * sframe_charge() - charge bytes to the budget
+ * @c: the charge, whose uid is the user charged
+ * @bytes: how many bytes to add
+ * @gfp: for the user's record, if this is the user's first charge
+ *
  * Charge @bytes to @c, making room through the reclaimer (the user's own
  * when over max_user_mb, anyone's when over max_cache_mb) if need be.
- * Process context, no cache lock held.
+ * Root is bound by max_cache_mb only.  Nothing is added on failure.
+ *
+ * Context: process context, no cache lock held.
+ *
+ * Return: 0; -ENOSPC past max_cache_mb, -EDQUOT past the user's
+ * max_user_mb, when the reclaimer found nothing more to give back; -ENOMEM
+ * if the user's record could not be allocated.
  */
 int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
 {
@@ -140,7 +164,14 @@ int sframe_charge(struct sframe_charge *c, size_t bytes, gfp_t gfp)
 	}
 }
 
-/* Give back @bytes of what @c holds. */
+/**
+ * sframe_uncharge_bytes() - give back part of a charge
+ * @c: the charge
+ * @bytes: how many of the bytes @c holds to give back (at most all of
+ *	them: more warns, and gives back what @c holds)
+ *
+ * Give back @bytes of what @c holds.
+ */
 void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes)
 {
 	struct sframe_user *u = NULL;
@@ -165,18 +196,33 @@ void sframe_uncharge_bytes(struct sframe_charge *c, size_t bytes)
 	c->bytes -= bytes;
 }
 
-/* Give back everything @c holds. */
+/**
+ * sframe_uncharge() - give back a whole charge
+ * @c: the charge
+ *
+ * Give back everything @c holds.
+ */
 void sframe_uncharge(struct sframe_charge *c)
 {
 	sframe_uncharge_bytes(c, c->bytes);
 }
 
+/**
+ * sframe_charged_total() - the bytes charged to the module's total
+ *
+ * Return: how many bytes the cache holds now, over all users, as charged
+ * against max_cache_mb.
+ */
 size_t sframe_charged_total(void)
 {
 	return READ_ONCE(sframe_total);
 }
 
-/* Everything has been uncharged by now; say so if not. */
+/**
+ * sframe_budget_exit() - check that nothing is charged any more
+ *
+ * Everything has been uncharged by now; say so if not.
+ */
 void sframe_budget_exit(void)
 {
 	WARN_ON_ONCE(sframe_total);

@@ -49,9 +49,18 @@ static int sframe_elf_notes(struct sframe_reader *rd, struct sframe_object *obj,
 	return ret;
 }
 
-/*
- * Fill @elf from the file behind @rd: 0, -ENOEXEC (not an ELF
- * executable or shared object), or the reader's error.
+/**
+ * sframe_elf_parse() - read the ELF headers of a file
+ * @rd: reads the file
+ * @elf: filled in: where the PT_GNU_SFRAME segment lies, and in elf->obj
+ *	(the caller's) the executable PT_LOAD segments (SFRAME_MAX_LOADS at
+ *	most) and the NT_GNU_BUILD_ID note
+ *
+ * Fill @elf from the file behind @rd.  A malformed note just means no
+ * build ID.
+ *
+ * Return: 0; -ENOEXEC if the file is not a 64-bit ELF executable or
+ * shared object of this machine; -ENOMEM; or the reader's error.
  */
 int sframe_elf_parse(struct sframe_reader *rd, struct sframe_elf *elf)
 {
@@ -92,7 +101,16 @@ int sframe_elf_parse(struct sframe_reader *rd, struct sframe_elf *elf)
 	return ret;
 }
 
-/* Load bias of a mapping at @start of file page @pgoff of @obj, or false. */
+/**
+ * sframe_object_bias() - the load bias of a mapping of an object
+ * @obj: the object
+ * @start: the mapping's start address
+ * @pgoff: the file page the mapping starts at
+ * @bias: set to the load bias, when there is one
+ *
+ * Return: true if the mapping starts inside an executable segment of
+ * @obj, and *@bias is then set; false otherwise.
+ */
 bool sframe_object_bias(const struct sframe_object *obj, u64 start,
 			u64 pgoff, u64 *bias)
 {

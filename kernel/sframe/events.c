@@ -100,13 +100,22 @@ static int sframe_events_add(struct file *file, u32 flags, kuid_t owner,
 	return 0;
 }
 
-/*
+/**
+ * sframe_events_need_sidecar() - report a file that needs a sidecar
+ * @file: opened by the module to read it
+ * @flags: SFRAME_EVENT_F_* of the record
+ * @owner: whom the file's read was charged to
+ *
  * @file, opened by the module to read it, is an executable ELF object
  * with no SFrame (or, by @flags, with its own): queue it for the watcher,
- * if there is one.  Process context; takes its own reference.  The
- * watcher's generation it went to, or 0 if none watches; a report
- * dropped for a full queue still went to it, as the overflow record it
- * gets instead tells it to ask for what is mapped.
+ * if there is one.  Takes its own reference.  Without room (or memory)
+ * the record is dropped and counted.
+ *
+ * Context: process context.
+ *
+ * Return: the watcher's generation it went to, or 0 if none watches; a
+ * report dropped for a full queue still went to it, as the overflow
+ * record it gets instead tells it to ask for what is mapped.
  */
 unsigned int sframe_events_need_sidecar(struct file *file, u32 flags,
 					kuid_t owner)
@@ -117,11 +126,21 @@ unsigned int sframe_events_need_sidecar(struct file *file, u32 flags,
 	return gen;
 }
 
-/*
- * The same for a sweep, which never drops: 0 and the watcher's
- * generation in *@gen, -ENOSPC when the queue is full, or -ENOMEM.  The
- * record says it was swept, so that the watcher can serve what is being
- * mapped now first.
+/**
+ * sframe_events_offer() - queue a file a sweep found for the watcher
+ * @file: opened by the module to read it
+ * @flags: SFRAME_EVENT_F_* of the record; SFRAME_EVENT_F_SWEPT is added
+ * @owner: whom the file's read was charged to
+ * @gen: set to the watcher's generation, or 0 if none watches
+ *
+ * The same as sframe_events_need_sidecar() for a sweep, which never drops.
+ * The record says it was swept, so that the watcher can serve what is
+ * being mapped now first.
+ *
+ * Context: process context.
+ *
+ * Return: 0 (queued, or none watches), -ENOSPC when the queue is full, or
+ * -ENOMEM; nothing is queued on failure.
  */
 int sframe_events_offer(struct file *file, u32 flags, kuid_t owner,
 			unsigned int *gen)
@@ -306,11 +325,16 @@ static const struct file_operations sframe_events_fops = {
 	.llseek = noop_llseek,
 };
 
-/*
- * SFRAME_IOC_WATCH: the watcher's descriptor, or -EBUSY if one exists.
- * Its SFRAME_IOC_REPORT_MAPPED calls @sweep (sweep.c's sframe_mms_sweep(),
- * which fills this queue: passed in, so that this file calls nothing
- * that calls it back).
+/**
+ * sframe_events_watch() - make the watcher's descriptor
+ * @sweep: what the descriptor's SFRAME_IOC_REPORT_MAPPED calls
+ *
+ * SFRAME_IOC_WATCH.  Its SFRAME_IOC_REPORT_MAPPED calls @sweep (sweep.c's
+ * sframe_mms_sweep(), which fills this queue: passed in, so that this file
+ * calls nothing that calls it back).  Each watcher has a new generation.
+ *
+ * Return: the watcher's descriptor; -EBUSY if a watcher exists, or the
+ * negative errno of making the descriptor.
  */
 int sframe_events_watch(int (*sweep)(unsigned int sweep))
 {
@@ -333,13 +357,22 @@ int sframe_events_watch(int (*sweep)(unsigned int sweep))
 	return fd;
 }
 
-/* The watcher's generation, 0 while none watches. */
+/**
+ * sframe_events_current() - the watcher's generation
+ *
+ * Return: the watcher's generation, 0 while none watches.
+ */
 unsigned int sframe_events_current(void)
 {
 	return READ_ONCE(sframe_events_watched) ? READ_ONCE(sframe_events_gen) :
 						  0;
 }
 
+/**
+ * sframe_events_queued() - how many records wait for the watcher
+ *
+ * Return: the number of records queued and not yet read.
+ */
 long sframe_events_queued(void)
 {
 	return READ_ONCE(sframe_events_nr);

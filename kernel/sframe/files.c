@@ -41,7 +41,14 @@ struct workqueue_struct *sframe_wq;
 static void sframe_files_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sframe_reap_work, sframe_files_reap);
 
-/* The inode a file's data lives in: an overlayfs path's layer inode. */
+/**
+ * sframe_real_inode() - the inode a file's data lives in
+ * @file: the file
+ *
+ * The inode a file's data lives in: an overlayfs path's layer inode.
+ *
+ * Return: the inode, by which @file's entry is keyed.
+ */
 struct inode *sframe_real_inode(struct file *file)
 {
 	return d_real_inode(file->f_path.dentry);
@@ -63,6 +70,18 @@ static bool sframe_file_is(const struct sframe_file *sf,
 	       timespec64_equal(&sf->ctime, &ctime);
 }
 
+/**
+ * sframe_file_find() - look up the entry of an inode
+ * @inode: the file's real inode (sframe_real_inode())
+ *
+ * An entry matches only while the inode is the same file it was read
+ * from: same device, inode number and generation, size and ctime.  No
+ * reference is taken.
+ *
+ * Context: under sframe_files_lock.
+ *
+ * Return: the entry, or NULL if @inode has none.
+ */
 struct sframe_file *sframe_file_find(const struct inode *inode)
 {
 	struct sframe_file *sf;
@@ -84,9 +103,15 @@ static void sframe_file_free(struct sframe_file *sf)
 	kfree(sf);
 }
 
-/*
- * Take @sf off the idle list, if it is there; whether it was (the list's
- * reference is then the caller's).  Under sframe_files_lock.
+/**
+ * sframe_file_unidle() - take an entry off the idle list
+ * @sf: the entry
+ *
+ * Take @sf off the idle list, if it is there.
+ *
+ * Context: under sframe_files_lock.
+ *
+ * Return: whether it was (the list's reference is then the caller's).
  */
 bool sframe_file_unidle(struct sframe_file *sf)
 {
@@ -128,12 +153,17 @@ static bool sframe_file_keeps(const struct sframe_file *sf)
 	       !sf->loading && rcu_access_pointer(sf->obj);
 }
 
-/*
+/**
+ * sframe_file_put() - drop a reference to a file entry
+ * @sf: the entry
+ *
  * Drop a reference.  The last one puts the entry on the idle list, which
  * takes it over, or reclaims it.  Whoever held the last reference was a
  * map freed after a grace period, a load, the sidecar ioctl or a pinned
  * sidecar already withdrawn after one: no walk can still see the entry,
- * nor the sidecar it may still have.  Process context.
+ * nor the sidecar it may still have.
+ *
+ * Context: process context.
  */
 void sframe_file_put(struct sframe_file *sf)
 {
@@ -207,13 +237,26 @@ static bool sframe_files_shrink(kuid_t uid)
 	return sframe_files_reclaim_idle(SFRAME_IDLE_NEVER_OLD, uid, 1);
 }
 
-/* The shrinker's (shrink.c): give back the oldest @count idle entries. */
+/**
+ * sframe_files_reclaim_oldest() - give back the oldest idle entries
+ * @count: how many at most
+ *
+ * The shrinker's (shrink.c): give back the oldest @count idle entries.
+ *
+ * Context: process context.
+ *
+ * Return: how many were freed.
+ */
 unsigned long sframe_files_reclaim_oldest(unsigned long count)
 {
 	return sframe_files_reclaim_idle(SFRAME_IDLE_NEVER_OLD, INVALID_UID,
 					 count);
 }
 
+/**
+ * sframe_file_hold() - take another reference to a file entry
+ * @sf: the entry, on which the caller already holds a reference
+ */
 void sframe_file_hold(struct sframe_file *sf)
 {
 	refcount_inc(&sf->ref);
@@ -327,10 +370,22 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 	return sf;
 }
 
-/*
+/**
+ * sframe_file_get() - a reference to a file's entry, made if need be
+ * @file: the mapped file
+ * @owner: whom a new entry, and a read, is charged to
+ * @mm: whose memory cgroup a read is charged to
+ *
  * A reference to @file's entry, created (and its read queued) on first
- * sight and charged to @owner; NULL when it cannot be made (no memory,
- * over a limit: counted).  Process context; does no I/O.
+ * sight and charged to @owner.  An existing entry is read again if it
+ * wants to be (never read, a transient failure aged, or refused by
+ * another user's quota); an idle one hands over the idle list's
+ * reference.
+ *
+ * Context: process context; does no I/O.
+ *
+ * Return: a reference to the entry, for sframe_file_put(); NULL when it
+ * cannot be made (no memory, over a limit: counted).
  */
 struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm)
@@ -369,12 +424,19 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 	return sf;
 }
 
-/*
- * A reference to @file's entry if it has one already, else NULL; never
- * creates one, reads or charges.  For the mapping hooks: process context,
- * atomic allowed.  A stacking filesystem's d_real() may sleep, so its
- * files are left to the rescan (a mapping of one is its layer's file
- * anyway).
+/**
+ * sframe_file_get_known() - a reference to a file's entry, if it has one
+ * @file: the mapped file
+ *
+ * A reference to @file's entry if it has one already; never creates one,
+ * reads or charges.  For the mapping hooks.  A stacking filesystem's
+ * d_real() may sleep, so its files are left to the rescan (a mapping of
+ * one is its layer's file anyway).
+ *
+ * Context: process context, atomic allowed.
+ *
+ * Return: a reference to the entry, for sframe_file_put(); NULL if @file
+ * has no entry or is on a stacking filesystem.
  */
 struct sframe_file *sframe_file_get_known(struct file *file)
 {
@@ -392,9 +454,19 @@ struct sframe_file *sframe_file_get_known(struct file *file)
 	return sf;
 }
 
-/*
- * The section a walk uses for @sf, the one filling its gaps in *@fill (or
- * NULL), and the object they are in.  RCU.
+/**
+ * sframe_file_sec() - the section a walk uses for a file
+ * @sf: the file's entry
+ * @fill: set to the section filling the gaps of the returned one, or NULL
+ * @obj: set to the object the sections are in, or NULL if none was read
+ *
+ * A sidecar replaces the file's own section, unless it only fills its
+ * gaps: then the file's own is used, and the sidecar in *@fill.
+ *
+ * Context: under rcu_read_lock(); the sections stay while it is held.
+ *
+ * Return: the section, or NULL if @sf has none (not read yet, or no
+ * usable section and no sidecar).
  */
 const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 					 const struct sframe_sec **fill,
@@ -413,10 +485,18 @@ const struct sframe_sec *sframe_file_sec(const struct sframe_file *sf,
 	return s ?: own;
 }
 
-/*
- * Take the sidecar out of @sf and return it, NULL if it had none; *@ref:
- * whether its reference on the entry is now the caller's to put.  After
- * the unlock an unpinned sidecar's entry may go at any time.
+/**
+ * sframe_file_take_sidecar() - take an entry's sidecar out of it
+ * @sf: the entry
+ * @ref: set to whether the sidecar's reference on the entry is now the
+ *	caller's to put (it was pinned)
+ *
+ * After the unlock an unpinned sidecar's entry may go at any time.
+ *
+ * Context: under sframe_files_lock.
+ *
+ * Return: the sidecar, NULL if @sf had none; the caller frees it once no
+ * walk can be using it.
  */
 struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
 					    bool *ref)
@@ -430,11 +510,21 @@ struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
 
 /* ---- debugfs and /dev views ---- */
 
+/**
+ * sframe_files_cached() - how many file entries there are
+ *
+ * Return: the number of entries, idle ones included.
+ */
 long sframe_files_cached(void)
 {
 	return atomic_long_read(&sframe_nr_files);
 }
 
+/**
+ * sframe_files_idle() - how many file entries are idle
+ *
+ * Return: the number of entries on the idle list.
+ */
 long sframe_files_idle(void)
 {
 	return atomic_long_read(&sframe_nr_idle);
@@ -452,6 +542,16 @@ static const char *sframe_file_sidecar_lasts(const struct sframe_file *sf)
 	return sf->sidecar_pinned ? "" : ", while mapped";
 }
 
+/**
+ * sframe_cache_show_files() - show every file entry
+ * @s: the file being shown
+ *
+ * One line per entry: its path, the status of its last read and the bytes
+ * it holds; its sidecar, if it has one; how long it has been idle, if it
+ * is.
+ *
+ * Return: 0.
+ */
 int sframe_cache_show_files(struct seq_file *s)
 {
 	const struct sframe_object *obj;
@@ -482,7 +582,14 @@ int sframe_cache_show_files(struct seq_file *s)
 	return 0;
 }
 
-/* One line per sidecar, then the total. */
+/**
+ * sframe_cache_show_sidecars() - show every sidecar
+ * @s: the file being shown
+ *
+ * One line per sidecar, then the total.
+ *
+ * Return: 0.
+ */
 int sframe_cache_show_sidecars(struct seq_file *s)
 {
 	const struct sframe_sec *side;
@@ -509,6 +616,14 @@ int sframe_cache_show_sidecars(struct seq_file *s)
 
 /* ---- setup and teardown ---- */
 
+/**
+ * sframe_files_init() - set up the file entries
+ *
+ * Make the cache's work queue, on which loads run, and register the idle
+ * entries as what the budget reclaims.
+ *
+ * Return: 0, or -ENOMEM if the work queue could not be made.
+ */
 int sframe_files_init(void)
 {
 	sframe_wq = alloc_workqueue("sframe_unwind", WQ_UNBOUND, 0);
@@ -541,7 +656,9 @@ static bool sframe_files_drop_one_sidecar(void)
 	return true;
 }
 
-/*
+/**
+ * sframe_files_exit() - tear down the file entries
+ *
  * After the maps are gone and no walk can be running: withdraw the
  * sidecars, let the loads in flight finish, and the entries go with
  * their last references, the idle list's included.

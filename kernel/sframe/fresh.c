@@ -13,7 +13,14 @@
 
 #include "fresh.h"
 
-/* A free slot of @m, or NULL: every one is taken.  Under m->lock. */
+/**
+ * sframe_fresh_slot() - a free fresh slot of an mm
+ * @m: the mm's entry
+ *
+ * Context: under m->lock.
+ *
+ * Return: a free slot of @m, or NULL: every one is taken.
+ */
 struct sframe_fresh *sframe_fresh_slot(struct sframe_mm *m)
 {
 	unsigned int i;
@@ -26,7 +33,15 @@ struct sframe_fresh *sframe_fresh_slot(struct sframe_mm *m)
 	return NULL;
 }
 
-/* Does @m hold a slot, live or dead?  A hint, read without its lock. */
+/**
+ * sframe_fresh_held() - whether an mm holds a fresh slot
+ * @m: the mm's entry
+ *
+ * A hint, read without its lock: slots are filled under the caller's
+ * mmap_lock, and one emptied meanwhile does not matter.
+ *
+ * Return: true if @m holds a slot, live or dead.
+ */
 bool sframe_fresh_held(const struct sframe_mm *m)
 {
 	unsigned int i;
@@ -39,11 +54,17 @@ bool sframe_fresh_held(const struct sframe_mm *m)
 	return false;
 }
 
-/*
+/**
+ * sframe_fresh_cut() - apply a change to an mm's fresh ranges
+ * @m: the mm's entry
+ * @c: the change
+ *
  * @c happened to @m: every live fresh range over it dies, keeping its
  * file's reference for the rescan to drop, or follows the VMA now at its
- * start (fresh.h).  Under m->lock, inside its write section, and under
- * the mm's mmap_lock, whose VMAs a freed one's hook may look up.
+ * start (fresh.h).
+ *
+ * Context: under m->lock, inside its write section, and under the mm's
+ * mmap_lock, whose VMAs a freed one's hook may look up.
  */
 void sframe_fresh_cut(struct sframe_mm *m, const struct sframe_change *c)
 {
@@ -83,15 +104,23 @@ static struct sframe_fresh *sframe_fresh_oldest(struct sframe_mm *m,
 	return old;
 }
 
-/*
+/**
+ * sframe_fresh_retire() - empty the fresh slots a rescan is done with
+ * @m: the mm's entry
+ * @upto: the last change the rescan's snapshot was taken after
+ * @gone: where the emptied slots' files go (SFRAME_MM_FRESH of them at
+ *	most), for sframe_fresh_put()
+ *
  * Empty the slots a rescan that took its snapshot after change @upto is
  * done with: the dead ones; and, while fewer than half the slots are
  * free, the oldest live one that the map it publishes answers for.  A
  * live slot is kept otherwise, though the map has its range: a later
  * change beside it may widen a rescan's window over it (a library's data
- * mapped over the rest of its first mapping).  Their files go to @gone
- * (SFRAME_MM_FRESH of them at most); returns how many.  Under m->lock,
- * inside its write section.
+ * mapped over the rest of its first mapping).
+ *
+ * Context: under m->lock, inside its write section.
+ *
+ * Return: how many files were put in @gone.
  */
 unsigned int sframe_fresh_retire(struct sframe_mm *m, unsigned int upto,
 				 struct sframe_file **gone)
@@ -118,9 +147,16 @@ unsigned int sframe_fresh_retire(struct sframe_mm *m, unsigned int upto,
 	return n;
 }
 
-/*
+/**
+ * sframe_fresh_put() - drop the references of retired fresh slots
+ * @gone: the files sframe_fresh_retire() gave
+ * @nr: how many
+ *
  * Drop the references of retired slots once no walk can still use them:
- * after a grace period, as a map's are.  Process context.
+ * after a grace period, as a map's are (through a map made to hold them,
+ * or, without memory for one, after waiting for the grace period here).
+ *
+ * Context: process context.
  */
 void sframe_fresh_put(struct sframe_file **gone, unsigned int nr)
 {
@@ -141,10 +177,16 @@ void sframe_fresh_put(struct sframe_file **gone, unsigned int nr)
 	sframe_map_put(map);
 }
 
-/*
+/**
+ * sframe_fresh_copy() - give a forked child its parent's fresh ranges
+ * @m: the child's entry, not published yet
+ * @from: the parent's entry
+ *
  * A child forked from @from's mm has its mappings, with the same files:
- * it gets its live fresh ranges too, as it gets its map.  @m is not
- * published yet; under from->lock.
+ * it gets its live fresh ranges too, as it gets its map, each with a
+ * reference of its own on its file, and the parent's count of changes.
+ *
+ * Context: under from->lock.
  */
 void sframe_fresh_copy(struct sframe_mm *m, const struct sframe_mm *from)
 {
@@ -162,7 +204,12 @@ void sframe_fresh_copy(struct sframe_mm *m, const struct sframe_mm *from)
 	}
 }
 
-/* @m is being freed, after a grace period.  Process context. */
+/**
+ * sframe_fresh_free() - drop the references of an mm's fresh slots
+ * @m: the mm's entry, being freed after a grace period
+ *
+ * Context: process context.
+ */
 void sframe_fresh_free(struct sframe_mm *m)
 {
 	unsigned int i;
@@ -173,11 +220,18 @@ void sframe_fresh_free(struct sframe_mm *m)
 	}
 }
 
-/*
- * The live fresh range of @m holding @ip, in *@r, as it was when the walk
- * read @m's windows under @seq: 1; 0 if none; -EAGAIN if @m changed
- * since.  Any context, under the walk's rcu_read_lock(), which keeps the
+/**
+ * sframe_fresh_find() - the live fresh range of an mm holding an address
+ * @m: the mm's entry
+ * @seq: the sequence count under which the walk read @m's windows
+ * @ip: the address
+ * @r: set to the range, as it was when the walk read @m's windows
+ *
+ * Context: any context, under the walk's rcu_read_lock(), which keeps the
  * file.
+ *
+ * Return: 1 if a live fresh range holds @ip (in *@r); 0 if none does;
+ * -EAGAIN if @m changed since the walk read it under @seq.
  */
 int sframe_fresh_find(const struct sframe_mm *m, unsigned int seq, u64 ip,
 		      struct sframe_range *r)

@@ -73,7 +73,12 @@ static void sframe_kernel_btf_get(struct sframe_kernel_btf *kb)
 	kb->parsed = sframe_btf_parse(&kb->btf, kb->data, size);
 }
 
-/* Free what sframe_kernel_btf_check() read. */
+/**
+ * sframe_kernel_btf_put() - free the kernel's BTF read for the checks
+ * @kb: the kernel's BTF, read or not
+ *
+ * Free what sframe_kernel_btf_check() read.
+ */
 void sframe_kernel_btf_put(struct sframe_kernel_btf *kb)
 {
 	sframe_btf_free(&kb->btf);

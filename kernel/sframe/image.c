@@ -23,11 +23,20 @@ static bool sframe_image_has(size_t size, u64 off, u64 len)
 	return off <= size && len <= size - off;
 }
 
-/*
+/**
+ * sframe_note_build_id() - find the build ID among notes
+ * @buf: the notes
+ * @len: their length in bytes
+ * @align: what each note is padded to (4 or 8)
+ * @id: set to the NT_GNU_BUILD_ID descriptor, pointing into @buf
+ * @size: set to the descriptor's length
+ *
  * The NT_GNU_BUILD_ID descriptor among the @len bytes of notes at @buf,
- * each padded to @align (4 or 8): 0 with *@id pointing into @buf,
- * -ENOENT if there is none, -ENOEXEC if a note runs past the end or the
- * descriptor is empty or longer than SFRAME_BUILD_ID_MAX.
+ * each padded to @align.
+ *
+ * Return: 0 with *@id pointing into @buf; -ENOENT if there is none;
+ * -ENOEXEC if a note runs past the end or the descriptor is empty or
+ * longer than SFRAME_BUILD_ID_MAX.
  */
 int sframe_note_build_id(const u8 *buf, u64 len, u64 align, const u8 **id,
 			 u32 *size)
@@ -85,12 +94,19 @@ static int sframe_image_ehdr(const void *data, size_t size,
 	return 0;
 }
 
-/*
- * Fill *@img from the @size bytes at @data: 0; -ENOEXEC if they are not a
- * 64-bit shared object of this machine whose loadable segments all keep their
- * image offsets (the vDSO is mapped as one block) with exactly one
- * executable segment, or if a header or note lies outside them; -ENOENT
- * if the image has no build ID.  img->build_id points into @data.
+/**
+ * sframe_image_parse() - read an ELF image held in kernel memory
+ * @data: the image
+ * @size: its length in bytes
+ * @img: filled in; img->build_id points into @data
+ *
+ * Fill *@img from the @size bytes at @data, every offset and size checked
+ * against them first.
+ *
+ * Return: 0; -ENOEXEC if they are not a 64-bit shared object of this
+ * machine whose loadable segments all keep their image offsets (the vDSO
+ * is mapped as one block) with exactly one executable segment, or if a
+ * header or note lies outside them; -ENOENT if the image has no build ID.
  */
 int sframe_image_parse(const void *data, size_t size, struct sframe_image *img)
 {

@@ -120,7 +120,16 @@ static int sframe_open_own(struct file *file, struct file **own)
 	return 0;
 }
 
-/* A file of our own to report @file through; NULL when there is none. */
+/**
+ * sframe_load_report_file() - a file of our own to report a file through
+ * @file: the mapped file
+ *
+ * Opened with the module's credentials, read-only, as a read opens it.
+ *
+ * Return: a new file for what @file maps, for the caller to put; NULL
+ * when there is none: on a filesystem whose reads a user could make hang
+ * (FUSE, network), or when the open failed.
+ */
 struct file *sframe_load_report_file(struct file *file)
 {
 	struct file *own;
@@ -128,6 +137,10 @@ struct file *sframe_load_report_file(struct file *file)
 	return sframe_open_own(file, &own) ? NULL : own;
 }
 
+/**
+ * sframe_object_free() - free an object and its own section
+ * @obj: the object, or NULL
+ */
 void sframe_object_free(struct sframe_object *obj)
 {
 	if (!obj)
@@ -225,15 +238,26 @@ static void sframe_load_section(struct sframe_reader *rd,
 	}
 }
 
-/*
+/**
+ * sframe_load_file() - read a mapped file into an object
+ * @file: the mapped file
+ * @path: its name, in messages
+ * @owner: whom the section read is charged to
+ * @res: filled in with the outcome
+ *
  * Read @file (named @path in messages): its ELF headers and its own
  * section, charged to @owner.  Whatever the outcome, @res says it; an
  * object is returned unless the failure was transient.  An object with
  * code and no section comes with the file the module opened to read it
- * in res->needs_sidecar, for the caller to report and put; none comes
- * from a filesystem whose reads a user could make hang.  Anything but a
- * regular file (a device node mapped executable) is neither opened nor
- * read: an empty object says so for good.
+ * in res->needs_sidecar, for the caller to report and put (so does one
+ * whose own section may leave code uncovered, with
+ * SFRAME_EVENT_F_OWN_SFRAME); none comes from a filesystem whose reads a
+ * user could make hang.  Anything but a regular file (a device node
+ * mapped executable) is neither opened nor read: an empty object says so
+ * for good.
+ *
+ * Context: process context; may do I/O, except on a filesystem whose
+ * reads a user could make hang, which is read only from the page cache.
  */
 void sframe_load_file(struct file *file, const char *path, kuid_t owner,
 		      struct sframe_load_result *res)

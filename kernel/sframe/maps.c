@@ -31,7 +31,14 @@ static void sframe_map_free_work(struct work_struct *work)
 	atomic_dec(&sframe_works_pending);
 }
 
-/* A map of @nr ranges, to fill; NULL: no memory. */
+/**
+ * sframe_map_alloc() - allocate a map to fill
+ * @nr: how many ranges it has
+ * @gfp: for the allocation
+ *
+ * Return: a map of @nr ranges, not yet filled, holding one reference;
+ * NULL: no memory.
+ */
 struct sframe_map *sframe_map_alloc(unsigned int nr, gfp_t gfp)
 {
 	struct sframe_map *map = kvmalloc(struct_size(map, r, nr), gfp);
@@ -44,7 +51,13 @@ struct sframe_map *sframe_map_alloc(unsigned int nr, gfp_t gfp)
 	return map;
 }
 
-/* Drop a reference; the last frees the map after a grace period. */
+/**
+ * sframe_map_put() - drop a reference to a map
+ * @map: the map, or NULL
+ *
+ * Drop a reference; the last frees the map, and puts its ranges' files,
+ * after a grace period.
+ */
 void sframe_map_put(struct sframe_map *map)
 {
 	if (!map || !refcount_dec_and_test(&map->ref))
@@ -53,7 +66,15 @@ void sframe_map_put(struct sframe_map *map)
 	queue_rcu_work(sframe_wq, &map->free_work);
 }
 
-/* The index of the range covering @addr in @map, or -1. */
+/**
+ * sframe_map_find() - the range of a map covering an address
+ * @map: the map, or NULL
+ * @addr: the address
+ *
+ * Context: any context, NMI included; under RCU while @map is published.
+ *
+ * Return: the index of the range covering @addr in @map, or -1.
+ */
 int sframe_map_find(const struct sframe_map *map, u64 addr)
 {
 	unsigned int lo = 0, hi = map ? map->nr : 0;
@@ -75,6 +96,14 @@ static bool sframe_range_in(const struct sframe_range *r,
 	return r->start < w->end && w->start < r->end;
 }
 
+/**
+ * sframe_map_overlaps() - whether a map has a range in a window
+ * @map: the map, or NULL
+ * @w: the window
+ *
+ * Return: true if any range of @map overlaps @w; false otherwise, and for
+ * a NULL @map.
+ */
 bool sframe_map_overlaps(const struct sframe_map *map,
 			 const struct sframe_window *w)
 {
@@ -87,7 +116,13 @@ bool sframe_map_overlaps(const struct sframe_map *map,
 	return false;
 }
 
-/* Widen @w to the whole of every range of @map it overlaps. */
+/**
+ * sframe_window_widen() - widen a window over whole ranges
+ * @w: the window, left as it is if empty
+ * @map: the map, or NULL
+ *
+ * Widen @w to the whole of every range of @map it overlaps.
+ */
 void sframe_window_widen(struct sframe_window *w,
 			 const struct sframe_map *map)
 {
@@ -99,11 +134,23 @@ void sframe_window_widen(struct sframe_window *w,
 	}
 }
 
-/*
+/**
+ * sframe_map_build() - the map after a rescan
+ * @m: the mm's entry
+ * @old: the map published now, or NULL
+ * @win: the window rescanned
+ * @v: the executable file VMAs the rescan saw in @win, sorted by address
+ * @nv: how many
+ *
  * The map after a rescan of @win: @old's ranges outside it, and @v's,
- * whose files are charged to the mm's owner as it is now.  NULL when that
- * is empty or cannot be had (counted): no range is better than a stale
- * one.
+ * whose files are charged to the mm's owner as it is now.  A VMA whose
+ * file's entry cannot be made is left out (sframe_file_get() counts it).
+ *
+ * Context: process context.
+ *
+ * Return: the new map, holding one reference, each of its ranges one on
+ * its file; NULL when that is empty or cannot be had (counted): no range
+ * is better than a stale one.
  */
 struct sframe_map *sframe_map_build(struct sframe_mm *m,
 				    const struct sframe_map *old,

@@ -18,7 +18,16 @@
 
 #define SFRAME_HOOK_GFP	(GFP_ATOMIC | __GFP_NOWARN)
 
-/* A mapping became executable: mmap, or mprotect adding PROT_EXEC. */
+/**
+ * sframe_vma_mapped() - a mapping became executable
+ * @vma: the mapping
+ *
+ * A mapping became executable: mmap, or mprotect adding PROT_EXEC.  Its
+ * range becomes a changed window of its mm's entry, made if need be for a
+ * file mapping and charged to the mapping task's owner.
+ *
+ * Context: the mapping task's context, atomic.
+ */
 void sframe_vma_mapped(struct vm_area_struct *vma)
 {
 	struct sframe_change c;
@@ -36,9 +45,14 @@ void sframe_vma_mapped(struct vm_area_struct *vma)
 	sframe_mm_change(vma->vm_mm, &c);
 }
 
-/*
+/**
+ * sframe_vma_freed() - a VMA went away
+ * @vma: the VMA
+ *
  * A VMA went away (munmap, MAP_FIXED, a merge).  Only one that is or was
  * over a range matters; a file VMA that lost PROT_EXEC may still be.
+ *
+ * Context: the mapping task's context, atomic.
  */
 void sframe_vma_freed(struct vm_area_struct *vma)
 {
@@ -59,7 +73,17 @@ void sframe_vma_freed(struct vm_area_struct *vma)
 		sframe_mm_change(vma->vm_mm, &c);
 }
 
-/* mremap is moving an executable VMA to [addr, addr + len). */
+/**
+ * sframe_vma_moving() - mremap is moving an executable VMA
+ * @vma: the VMA being moved
+ * @addr: where it goes
+ * @len: its length
+ *
+ * mremap is moving an executable VMA to [addr, addr + len): that becomes
+ * a changed window of its mm's entry, made if need be for a file VMA.
+ *
+ * Context: the mapping task's context, atomic.
+ */
 void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 		       unsigned long len)
 {
@@ -76,7 +100,10 @@ void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
 	sframe_mm_change(vma->vm_mm, &c);
 }
 
-/*
+/**
+ * sframe_mm_forked() - give a forked child its parent's map
+ * @child: the new task
+ *
  * @child was forked with its own mm, a copy of the current one: it gets
  * the parent's map and whatever the parent had still to rescan.  Unless
  * the parent has other threads: one of them may have changed the
@@ -84,7 +111,10 @@ void sframe_vma_moving(struct vm_area_struct *vma, unsigned long addr,
  * copy_process()) and before this hook (late in it), and the parent's
  * map may already show that change, which the child does not have.
  * That child scans its own mappings instead.  A lone thread changes
- * nothing meanwhile: it is in copy_process() itself.
+ * nothing meanwhile: it is in copy_process() itself.  Nothing is done
+ * for a child sharing its parent's mm, or a parent with no entry.
+ *
+ * Context: the forking task's context, atomic.
  */
 void sframe_mm_forked(struct task_struct *child)
 {
@@ -134,7 +164,16 @@ out:
 
 /* ---- processes running at load ---- */
 
-/* Give every process already running its map (a full rescan). */
+/**
+ * sframe_mm_scan_tasks() - give every running process its map
+ *
+ * Give every process already running its map (a full rescan); kernel
+ * threads have none.  The hooks are in place by then, so a process
+ * started meanwhile is seen by them; the scan takes only as many
+ * processes as it made room for, and none without memory for the list.
+ *
+ * Context: process context.
+ */
 void sframe_mm_scan_tasks(void)
 {
 	struct task_struct **tasks, *p;

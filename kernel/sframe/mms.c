@@ -31,6 +31,18 @@ static DEFINE_HASHTABLE(sframe_mms, SFRAME_MM_HASH_BITS);
 static DEFINE_SPINLOCK(sframe_mms_lock);
 static atomic_long_t sframe_nr_mms;
 
+/**
+ * sframe_mm_find() - look up an mm's entry
+ * @mm: the mm
+ *
+ * No reference is taken: the entry stays while the caller's RCU read-side
+ * section lasts.
+ *
+ * Context: under rcu_read_lock().
+ *
+ * Return: @mm's entry, or NULL if it has none (never had one, or was
+ * unhashed at exit_mmap).
+ */
 struct sframe_mm *sframe_mm_find(struct mm_struct *mm)
 {
 	struct sframe_mm *m;
@@ -69,7 +81,15 @@ static void sframe_mm_free_work(struct work_struct *work)
 	atomic_dec(&sframe_works_pending);
 }
 
-/* Drop a reference; the last frees @m after a grace period.  Any context. */
+/**
+ * sframe_mm_put() - drop a reference to an mm's entry
+ * @m: the entry
+ *
+ * Drop a reference; the last frees @m, with its map and its fresh slots'
+ * references, after a grace period.
+ *
+ * Context: any context.
+ */
 void sframe_mm_put(struct sframe_mm *m)
 {
 	if (!refcount_dec_and_test(&m->ref))
@@ -80,6 +100,18 @@ void sframe_mm_put(struct sframe_mm *m)
 
 static void sframe_mm_rescan(struct work_struct *work);
 
+/**
+ * sframe_mm_alloc() - allocate an entry for an mm
+ * @mm: the mm, grabbed (mmgrab()) for as long as the entry lives
+ * @tgid: the process the entry is shown as
+ * @uid: whom the mm's files are charged to
+ * @gfp: for the allocation, charged to the current memory cgroup
+ *
+ * The entry has no map, no windows and no fresh ranges; it is not
+ * published (sframe_mm_publish()).
+ *
+ * Return: the entry, holding one reference, the caller's; NULL: no memory.
+ */
 struct sframe_mm *sframe_mm_alloc(struct mm_struct *mm, pid_t tgid,
 				  kuid_t uid, gfp_t gfp)
 {
@@ -100,9 +132,16 @@ struct sframe_mm *sframe_mm_alloc(struct mm_struct *mm, pid_t tgid,
 	return m;
 }
 
-/*
- * Publish @m as its mm's entry, unless the mm has one already; return a
- * reference to the one published.  @m's own reference becomes the hash's.
+/**
+ * sframe_mm_publish() - make an entry its mm's, unless the mm has one
+ * @m: the entry, from sframe_mm_alloc()
+ *
+ * Publish @m as its mm's entry, unless the mm has one already.  @m's own
+ * reference becomes the hash's; if the mm had an entry, @m, never seen by
+ * anyone, is put instead.
+ *
+ * Return: a reference to the one published, @m or the mm's existing
+ * entry, for the caller to put.
  */
 struct sframe_mm *sframe_mm_publish(struct sframe_mm *m)
 {
@@ -125,7 +164,18 @@ struct sframe_mm *sframe_mm_publish(struct sframe_mm *m)
 	return old;
 }
 
-/* A reference to @mm's entry; with @gfp, created if it has none. */
+/**
+ * sframe_mm_get() - a reference to an mm's entry
+ * @mm: the mm
+ * @gfp: for an entry made if @mm has none; 0: none is made
+ * @tgid: the process a new entry is shown as
+ * @uid: whom a new entry's files are charged to
+ *
+ * A reference to @mm's entry; with @gfp, created if it has none.
+ *
+ * Return: a reference to the entry, for sframe_mm_put(); NULL if @mm has
+ * none and none was made (no @gfp, or no memory: counted).
+ */
 struct sframe_mm *sframe_mm_get(struct mm_struct *mm, gfp_t gfp,
 				pid_t tgid, kuid_t uid)
 {
@@ -146,6 +196,16 @@ struct sframe_mm *sframe_mm_get(struct mm_struct *mm, gfp_t gfp,
 	return sframe_mm_publish(m);
 }
 
+/**
+ * sframe_mm_queue_rescan() - queue a rescan of an entry's windows
+ * @m: the entry
+ *
+ * The rescan holds a reference of its own on @m.  Nothing is queued for
+ * an entry unhashed at exit_mmap, nor a second time for one already
+ * queued.
+ *
+ * Context: process context, atomic allowed (the hooks).
+ */
 void sframe_mm_queue_rescan(struct sframe_mm *m)
 {
 	if (READ_ONCE(m->dead))
@@ -155,11 +215,21 @@ void sframe_mm_queue_rescan(struct sframe_mm *m)
 		sframe_mm_put(m);
 }
 
-/*
- * Does [start, end) touch a range of @m's map, a window or a fresh range?
- * RCU.  Slots are filled under the mmap_lock for write, which the caller
+/**
+ * sframe_mm_covers() - whether a change concerns an mm's entry
+ * @m: the entry
+ * @start: the change's start
+ * @end: its end
+ *
+ * Slots are filled under the mmap_lock for write, which the caller
  * holds for read at least, so a filled one is seen; one emptied
- * meanwhile no longer matters.
+ * meanwhile no longer matters.  The windows are read as a hint: a stale
+ * read costs a rescan, or one not needed.
+ *
+ * Context: under rcu_read_lock() and the mm's mmap_lock.
+ *
+ * Return: true if [@start, @end) may touch a range of @m's map, or @m has
+ * a window to rescan or a fresh slot held; false otherwise.
  */
 bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
 {
@@ -174,15 +244,21 @@ bool sframe_mm_covers(struct sframe_mm *m, u64 start, u64 end)
 	       sframe_map_overlaps(rcu_dereference(m->map), &w);
 }
 
-/*
+/**
+ * sframe_mm_change() - record a change of an mm's mappings
+ * @mm: the mm
+ * @c: the change
+ *
  * [c->start, c->end) of @mm changed; with c->gfp, create @mm's entry if
  * it has none.  A change a task made (c->tgid not 0) makes c->uid, that
  * task's owner, the one the mm's files are charged to from now on: a
  * process that changes its uid without exec (a daemon giving up root)
  * maps as the user it became, not as the one that created its entry.  A
  * file VMA mapped there (c->mapped) is published at once as a fresh range
- * if its file has an entry already and a slot is free.  From the hooks,
- * under the mm's mmap_lock: no sleeping.
+ * if its file has an entry already and a slot is free.  The change's
+ * window is added to the entry's changed one, and its rescan queued.
+ *
+ * Context: from the hooks, under the mm's mmap_lock: no sleeping.
  */
 void sframe_mm_change(struct mm_struct *mm, const struct sframe_change *c)
 {
@@ -221,7 +297,14 @@ void sframe_mm_change(struct mm_struct *mm, const struct sframe_change *c)
 	sframe_mm_put(m);
 }
 
-/* @mm is being torn down: its entry goes before any of its VMAs. */
+/**
+ * sframe_mm_exit() - unhash an mm's entry at exit_mmap
+ * @mm: the mm being torn down
+ *
+ * @mm is being torn down: its entry goes before any of its VMAs.  The
+ * hash's reference is dropped; a rescan queued or running finds the entry
+ * dead.
+ */
 void sframe_mm_exit(struct mm_struct *mm)
 {
 	struct sframe_mm *m;
@@ -344,9 +427,14 @@ out:
 		atomic_dec(&sframe_works_pending);
 }
 
-/*
- * A reference to every entry tracked now, in a new array of *@nr; NULL:
- * no memory.  Entries that come meanwhile are not in it.
+/**
+ * sframe_mms_hold_all() - a reference to every entry tracked now
+ * @nr: set to how many entries the array holds
+ *
+ * Entries that come meanwhile are not in it.
+ *
+ * Return: a new array of *@nr references, for the caller to put and to
+ * free with kvfree(); NULL: no memory.
  */
 struct sframe_mm **sframe_mms_hold_all(unsigned int *nr)
 {
@@ -371,11 +459,26 @@ struct sframe_mm **sframe_mms_hold_all(unsigned int *nr)
 
 /* ---- debugfs ---- */
 
+/**
+ * sframe_mms_tracked() - how many mm entries there are
+ *
+ * Return: the number of entries in the hash.
+ */
 long sframe_mms_tracked(void)
 {
 	return atomic_long_read(&sframe_nr_mms);
 }
 
+/**
+ * sframe_cache_show_maps() - show every mm's map
+ * @s: the file being shown
+ *
+ * One line per entry, its process; then one per range of its map: its
+ * addresses, its load bias, and the section a walk uses there (the file's
+ * own or a sidecar, and whether one fills its gaps), or that it has none.
+ *
+ * Return: 0.
+ */
 int sframe_cache_show_maps(struct seq_file *s)
 {
 	const struct sframe_object *obj;
@@ -414,10 +517,14 @@ int sframe_cache_show_maps(struct seq_file *s)
 
 /* ---- teardown ---- */
 
-/*
+/**
+ * sframe_maps_exit() - drop every mm entry and wait for their frees
+ *
  * After the hooks are gone and no walk can be running: drop every entry
  * and wait until everything freed after a grace period is freed, and
  * every rescan retried later has run (on a dead entry: nothing to do).
+ *
+ * Context: process context; sleeps.
  */
 void sframe_maps_exit(void)
 {

@@ -50,9 +50,16 @@ static char *sframe_name_escape(const char *path)
 	return dup;
 }
 
-/*
- * @file's path in a new string, fit for a log line (control characters
- * escaped), "?" where it has none; NULL: no memory.
+/**
+ * sframe_path_dup() - a file's path, fit for a log line
+ * @file: the file
+ *
+ * Control characters are escaped as \xNN: a file name is the user's, and
+ * a newline in it would forge a line of the kernel log (or of the debugfs
+ * views).
+ *
+ * Return: @file's path in a new string, for the caller to kfree(), "?"
+ * where it has none; NULL: no memory.
  */
 char *sframe_path_dup(struct file *file)
 {

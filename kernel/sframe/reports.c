@@ -10,13 +10,21 @@
 
 #include "cache.h"
 
-/*
+/**
+ * sframe_file_mapped() - report a file mapped again to a watcher new to it
+ * @sf: the file's entry
+ * @file: the mapped file
+ * @owner: whom the mapping mm is charged to
+ *
  * @sf was mapped again through @file by an mm charged to @owner.  If its
  * read found something to report and the watcher now watching never
  * heard of it (it was read before that watcher came, and has stayed in
  * the cache: mapped, or idle), report it now, once per watcher, charged
  * to @owner: the caller may be the rescan's worker, whose credentials
- * are root's, not the mapper's.  Process context, no lock held.
+ * are root's, not the mapper's.  Nothing is reported for a file with a
+ * sidecar, or one being read.
+ *
+ * Context: process context, no lock held.
  */
 void sframe_file_mapped(struct sframe_file *sf, struct file *file,
 			kuid_t owner)
@@ -43,14 +51,23 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file,
 	}
 }
 
-/*
+/**
+ * sframe_file_sweep() - report a file a sweep found mapped
+ * @file: the mapped file
+ * @sweep: the sweep's number
+ * @owner: whom the mapping mm is charged to
+ *
  * Sweep @sweep found @file mapped by an mm charged to @owner: report it,
  * charged to @owner, if its read found something to report, it has no
  * sidecar and this sweep has not reported it yet.  The mapper found now,
  * not the file's first loader, who may have stopped mapping it long ago:
- * the service's shares are for who uses a file.  0; -ENOSPC when the
- * queue has no room, or -ENOMEM: it stays unreported, for the sweep's
- * next call or the next sweep.  Process context, no lock held.
+ * the service's shares are for who uses a file.
+ *
+ * Context: process context, no lock held.
+ *
+ * Return: 0 (reported, or nothing to report); -ENOSPC when the queue has
+ * no room, or -ENOMEM: it stays unreported, for the sweep's next call or
+ * the next sweep.
  */
 int sframe_file_sweep(struct file *file, unsigned int sweep, kuid_t owner)
 {

@@ -11,6 +11,13 @@
 
 #include "cache.h"
 
+/**
+ * sframe_sec_free() - free a section and give back its charge
+ * @s: the section, or NULL
+ *
+ * Its table, its bytes if it still has them, and the struct itself; the
+ * caller makes sure no walk can still be using it.
+ */
 void sframe_sec_free(struct sframe_sec *s)
 {
 	if (!s)
@@ -21,7 +28,10 @@ void sframe_sec_free(struct sframe_sec *s)
 	kfree(s);
 }
 
-/*
+/**
+ * sframe_sec_drop_bytes() - give back a section's bytes
+ * @s: the section
+ *
  * Give back @s's section bytes, once its owner's checks of them are done
  * and before it is published: the table answers every lookup a walk
  * makes, so only sec's header fields are used after this.
@@ -72,13 +82,27 @@ out:
 
 static atomic64_t sframe_sec_ids = ATOMIC64_INIT(0);
 
-/*
- * Validate @size bytes at @data (kvmalloc()ed), assumed at link address
- * @vaddr, into a section ready for lookups.  Takes over @data and
- * @charge (which should hold @size already): on failure both are
- * released.  *@err says why when validation (or the table) refused the
- * bytes; otherwise
- * the errno does: -EPROTONOSUPPORT (another ABI), -ENOSPC or -EDQUOT
+/**
+ * sframe_sec_create() - validate section bytes into a cached section
+ * @data: the section's bytes, kvmalloc()ed
+ * @size: how many
+ * @vaddr: the link address the bytes are assumed at
+ * @options: for sframe_validate(): SFRAME_REQUIRE_SORTED,
+ *	SFRAME_SEGMENT_PADDING
+ * @charge: the charge for @data, which should hold @size already
+ * @err: set to why validation (or the table) refused the bytes;
+ *	err->reason is SFRAME_VALID otherwise
+ *
+ * Validate @size bytes at @data, assumed at link address @vaddr, into a
+ * section ready for lookups: validated, of this machine's ABI, with its
+ * flattened table built.  Takes over @data and @charge: on failure both
+ * are released.
+ *
+ * Context: process context.
+ *
+ * Return: the section, holding @data and the charge; else an ERR_PTR:
+ * the errno of the reason in *@err when validation or the table refused
+ * the bytes; otherwise -EPROTONOSUPPORT (another ABI), -ENOSPC or -EDQUOT
  * (a memory limit), -ENOMEM.
  */
 struct sframe_sec *sframe_sec_create(u8 *data, u32 size, u64 vaddr,

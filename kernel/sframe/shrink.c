@@ -29,6 +29,13 @@ static unsigned long sframe_shrink_scan(struct shrinker *shrinker,
 	return freed ?: SHRINK_STOP;
 }
 
+/**
+ * sframe_shrinker_init() - register the cache's shrinker
+ *
+ * Under memory pressure it frees idle file entries, oldest first.
+ *
+ * Return: 0, or -ENOMEM if the shrinker could not be registered.
+ */
 int sframe_shrinker_init(void)
 {
 	sframe_shrinker = sframe_shrinker_register(sframe_shrink_count,
@@ -37,6 +44,9 @@ int sframe_shrinker_init(void)
 	return sframe_shrinker ? 0 : -ENOMEM;
 }
 
+/**
+ * sframe_shrinker_exit() - unregister the cache's shrinker
+ */
 void sframe_shrinker_exit(void)
 {
 	sframe_shrinker_unregister(sframe_shrinker);

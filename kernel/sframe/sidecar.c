@@ -278,11 +278,25 @@ static struct miscdevice sframe_dev = {
 	.mode = 0660,
 };
 
+/**
+ * sframe_sidecar_init() - register /dev/sframe_unwind
+ *
+ * The device through which sidecars are loaded and unloaded, the watcher
+ * is made and sidecars are asked for.
+ *
+ * Return: 0, or misc_register()'s negative errno.
+ */
 int sframe_sidecar_init(void)
 {
 	return misc_register(&sframe_dev);
 }
 
+/**
+ * sframe_sidecar_exit() - unregister /dev/sframe_unwind
+ *
+ * Then the vDSO's section, which only the device's ioctls set, is
+ * dropped.
+ */
 void sframe_sidecar_exit(void)
 {
 	misc_deregister(&sframe_dev);

@@ -12,7 +12,12 @@
 bool sframe_enabled = true;
 DEFINE_PER_CPU(struct sframe_stats, sframe_stats);
 
-/* The per-CPU counts summed; walk_ns_max is their maximum. */
+/**
+ * sframe_stats_sum() - sum the per-CPU counters
+ * @sum: filled in
+ *
+ * The per-CPU counts summed; walk_ns_max is their maximum.
+ */
 void sframe_stats_sum(struct sframe_stats *sum)
 {
 	u64 *dst = (u64 *)sum, walk_ns_max = 0;

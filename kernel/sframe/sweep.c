@@ -49,10 +49,18 @@ static int sframe_mm_sweep(struct sframe_mm *m, unsigned int sweep)
 	return ret;
 }
 
-/*
- * One call of sweep @sweep over every process tracked now: 0 when each
- * file was offered, 1 when the queue filled first, -EINTR on a fatal
- * signal.  Processes that come meanwhile report their own mappings.
+/**
+ * sframe_mms_sweep() - one call of a sweep over every tracked process
+ * @sweep: the sweep's number, never 0
+ *
+ * One call of sweep @sweep over every process tracked now, each
+ * executable file it maps offered to the report queue.  Processes that
+ * come meanwhile report their own mappings.
+ *
+ * Context: process context, the watcher's SFRAME_IOC_REPORT_MAPPED.
+ *
+ * Return: 0 when each file was offered, 1 when the queue filled first,
+ * -EINTR on a fatal signal, -ENOMEM if the processes could not be listed.
  */
 int sframe_mms_sweep(unsigned int sweep)
 {

@@ -58,10 +58,17 @@ sframe_walk_user(const struct pt_regs *regs, u64 *ips, unsigned int room)
 	return n;
 }
 
-/*
+/**
+ * sframe_perf_callchain_user() - replaces perf_callchain_user()
+ * @entry: the callchain being filled
+ * @regs: the sampled task's user registers
+ *
  * Replaces perf_callchain_user(); same contract.  Only for tasks the walk
  * knows (attach.c): 32-bit ones keep the stock walker.  The walk fills
  * the entry as perf_callchain_store() would, within the same bound.
+ * Nothing is stored for a guest's registers.
+ *
+ * Context: sample context, NMI included.
  */
 void sframe_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				struct pt_regs *regs)
@@ -93,7 +100,16 @@ static bool sframe_stacktrace_store(void *cookie, u64 ip)
 	return c->fn(c->cookie, ip);
 }
 
-/* Replaces arch_stack_walk_user(); same contract, same tasks as above. */
+/**
+ * sframe_arch_stack_walk_user() - replaces arch_stack_walk_user()
+ * @consume_entry: takes each return address, and says whether to go on
+ * @cookie: for @consume_entry
+ * @regs: the current task's user registers
+ *
+ * Replaces arch_stack_walk_user(); same contract, same tasks as
+ * sframe_perf_callchain_user().  How many entries the consumer takes is
+ * its own: the walk hands it one frame at a time.
+ */
 void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 				 void *cookie, const struct pt_regs *regs)
 {
@@ -112,12 +128,21 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 #endif
 
 #ifdef SFRAME_HOOK_UNWIND_USER
-/*
+/**
+ * sframe_unwind_user() - replaces unwind_user()
+ * @trace: filled with the current task's user stack
+ * @max_entries: room in trace->entries
+ *
  * Replaces unwind_user(), the walk of the deferred unwinder (7.x): it runs
  * in task context just before the return to user space, for perf events
- * with defer_callchain.  Same contract and tasks as above; the walk is
- * the same as in a sample, so a page not present ends it instead of
- * being faulted in.
+ * with defer_callchain.  Same contract and tasks as
+ * sframe_perf_callchain_user(); the walk is the same as in a sample, so a
+ * page not present ends it instead of being faulted in.
+ *
+ * Context: task context, preemptible, before the return to user space.
+ *
+ * Return: 0, with trace->nr entries (none for a kernel thread or a task
+ * not from user mode); -EINVAL if @max_entries is 0.
  */
 int sframe_unwind_user(struct unwind_stacktrace *trace,
 		       unsigned int max_entries)

@@ -102,12 +102,27 @@ static int sframe_vdso_check(struct sframe_vdso *v, const struct sframe_sec *s,
 	return 0;
 }
 
-/*
+/**
+ * sframe_vdso_set() - load the section of the running kernel's vDSO
+ * @s: the section, made from the vDSO image
+ * @build_id: the NT_GNU_BUILD_ID the image must have
+ * @size: @build_id's length
+ *
  * Make @s the section of the running kernel's vDSO, the one the calling
- * task has mapped, whose NT_GNU_BUILD_ID must be @build_id (-ESTALE if
- * not) and whose code must hold every function of @s (-EINVAL).  A
- * section loaded before is freed once no walk can be using it.  On
- * success @s belongs to the vDSO, on failure it stays the caller's.
+ * task has mapped, whose NT_GNU_BUILD_ID must be @build_id and whose code
+ * must hold every function of @s.  A section loaded before is freed once
+ * no walk can be using it.  On success @s belongs to the vDSO, on failure
+ * it stays the caller's.
+ *
+ * Context: process context, root's sidecar ioctl; may wait for an RCU
+ * grace period.
+ *
+ * Return: 0; -EINVAL if @size is 0 or over SFRAME_BUILD_ID_MAX, or if a
+ * function of @s lies outside the vDSO's code; -ESTALE if the image's
+ * build ID is not @build_id; -ENOENT if the calling task maps no vDSO or
+ * the image has no build ID; -ENOEXEC if the image is not one the module
+ * can read; -ENOMEM; -EFAULT where the image is read from the task's
+ * mapping (arm64) and that fails.
  */
 int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
 {
@@ -141,25 +156,45 @@ int sframe_vdso_set(struct sframe_sec *s, const u8 *build_id, u32 size)
 	return 0;
 }
 
-/* Withdraw the vDSO's section: 0, or -ENOENT if none is loaded. */
+/**
+ * sframe_vdso_clear() - withdraw the vDSO's section
+ *
+ * The section is freed once no walk can be using it.
+ *
+ * Context: process context; waits for an RCU grace period.
+ *
+ * Return: 0, or -ENOENT if none is loaded.
+ */
 int sframe_vdso_clear(void)
 {
 	return sframe_vdso_replace(NULL) ? 0 : -ENOENT;
 }
 
-/* Free the section at module exit, once no ioctl can load another. */
+/**
+ * sframe_vdso_exit() - free the vDSO's section at module exit
+ *
+ * Free the section at module exit, once no ioctl can load another.
+ */
 void sframe_vdso_exit(void)
 {
 	sframe_vdso_replace(NULL);
 }
 
-/*
- * Is @ip in @mm's vDSO text?  Then fill @where and return true: the vDSO
- * section when one is loaded for the image @mm maps, else no section (the
- * walk then steps by frame pointers, as the stock walker does).  Not
- * while the module is disabled (enable=0: frame pointers
- * only, everywhere).  Any context, NMI included; the caller holds
- * rcu_read_lock().
+/**
+ * sframe_vdso_lookup() - the section of an address in an mm's vDSO
+ * @mm: the walked task's mm, or NULL
+ * @ip: the address
+ * @where: filled in when @ip is in the vDSO's text
+ *
+ * Is @ip in @mm's vDSO text?  Then fill @where with the vDSO section when
+ * one is loaded for the image @mm maps, else with no section (the walk
+ * then steps by frame pointers, as the stock walker does).  Not while the
+ * module is disabled (enable=0: frame pointers only, everywhere).
+ *
+ * Context: any context, NMI included; the caller holds rcu_read_lock().
+ *
+ * Return: true if @ip is in @mm's vDSO text and @where is filled in;
+ * false otherwise, or while the module is disabled.
  */
 bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 			struct sframe_where *where)
@@ -185,7 +220,12 @@ bool sframe_vdso_lookup(struct mm_struct *mm, u64 ip,
 	return true;
 }
 
-/* The vDSO's line of the sidecar list, if it has a section. */
+/**
+ * sframe_vdso_show() - show the vDSO's section
+ * @m: the file being shown
+ *
+ * The vDSO's line of the sidecar list, if it has a section.
+ */
 void sframe_vdso_show(struct seq_file *m)
 {
 	const struct sframe_section *sec;

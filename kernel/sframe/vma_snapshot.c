@@ -55,14 +55,24 @@ static int sframe_mm_snapshot_locked(struct mm_struct *mm,
 	return ret;
 }
 
-/*
- * The executable file VMAs of @mm overlapping @win, files referenced, or
- * -EBUSY if @mm's mmap_lock stays taken for SFRAME_LOCK_TRIES tries; or
- * -ENOMEM with what it got.  Never sleeps on that lock: its owner can
- * hold it for as long as he likes (a read of his own /proc/PID/mem that
- * faults on a page his FUSE server never sends, with a munmap waiting
- * behind it), and a worker or the service waiting on it would be held
- * with it, and rmmod behind them.
+/**
+ * sframe_mm_snapshot() - the executable file VMAs of an mm in a window
+ * @mm: the mm, held by the caller (mmget())
+ * @win: the window
+ * @out: set to a new array of the VMAs, or NULL, for the caller to kfree()
+ * @nr: set to how many it holds, SFRAME_MAX_RANGES at most (counted)
+ *
+ * The executable file VMAs of @mm overlapping @win, in address order, each
+ * file referenced, for the caller to put.  Never sleeps on @mm's
+ * mmap_lock: its owner can hold it for as long as he likes (a read of his
+ * own /proc/PID/mem that faults on a page his FUSE server never sends,
+ * with a munmap waiting behind it), and a worker or the service waiting
+ * on it would be held with it, and rmmod behind them.
+ *
+ * Context: process context; sleeps between tries of the lock.
+ *
+ * Return: 0; -EBUSY if @mm's mmap_lock stays taken for SFRAME_LOCK_TRIES
+ * tries (nothing in *@out); or -ENOMEM with what it got in *@out.
  */
 int sframe_mm_snapshot(struct mm_struct *mm, const struct sframe_window *win,
 		       struct sframe_vma_snap **out, unsigned int *nr)

@@ -267,6 +267,14 @@ static const struct file_operations sframe_bench_fops = {
 	.llseek = default_llseek,
 };
 
+/**
+ * sframe_bench_debugfs() - create the debugfs "bench" file
+ * @dir: the module's debugfs directory
+ *
+ * Writing "WALKS DEPTH" to it walks the writer's own stack with each
+ * walker; reading it gives the result.  Only in a build with
+ * CONFIG_SFRAME_UNWIND_BENCH.
+ */
 void sframe_bench_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("bench", 0600, dir, NULL, &sframe_bench_fops);

@@ -85,13 +85,22 @@ static int sframe_cursor_range(const struct sframe_cursor *cur, u64 ip,
 	return SFRAME_IN_MAP;
 }
 
-/*
- * The section covering @ip in the walked mm and its load bias.  Any
- * context; the caller holds rcu_read_lock() for the whole walk, which
- * keeps the map the cursor remembers, its files and their sections alive.
- * An address in a window not yet rescanned has no section unless a
- * fresh range holds it: its old object may be gone.  This is the walk's
- * lookup callback.
+/**
+ * sframe_user_lookup() - the walk's lookup callback
+ * @ctx: the walk's context, a struct sframe_user_ctx
+ * @ip: the address
+ * @where: filled in: the section covering @ip, the one filling its gaps,
+ *	its load bias and the addresses the answer holds for; no section
+ *	where none answers
+ *
+ * The section covering @ip in the walked mm and its load bias.  The
+ * caller holds rcu_read_lock() for the whole walk, which keeps the map
+ * the cursor remembers, its files and their sections alive.  An address
+ * in a window not yet rescanned has no section unless a fresh range holds
+ * it: its old object may be gone.  An address in the vDSO's text is
+ * answered by sframe_vdso_lookup().
+ *
+ * Context: any context, NMI included, under the walk's rcu_read_lock().
  */
 void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 {

@@ -15,7 +15,20 @@ static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 				 val);
 }
 
-/* The walk compares its read callback with this and then reads inline. */
+/**
+ * sframe_user_read() - the walk's read callback
+ * @ctx: the walk's context (unused)
+ * @addr: the user address to read from
+ * @val: where the words go
+ * @n: how many consecutive words to read
+ *
+ * The walk compares its read callback with this and then reads inline
+ * (sframe_user_read_inline()), without faulting pages in.
+ *
+ * Context: any context, NMI included.
+ *
+ * Return: 0, or -EFAULT if any of the words cannot be read.
+ */
 int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
 {
 	return sframe_user_read_inline(addr, val, n);
@@ -30,13 +43,24 @@ const struct sframe_walk_ops sframe_user_ops = {
 /* The step caches (walk_user.h), allocated once the module loads. */
 struct sframe_step_caches __percpu *sframe_step_caches;
 
+/**
+ * sframe_step_cache_init() - allocate the per-CPU step caches
+ *
+ * The step caches (walk_user.h), allocated once the module loads.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int sframe_step_cache_init(void)
 {
 	sframe_step_caches = alloc_percpu(struct sframe_step_caches);
 	return sframe_step_caches ? 0 : -ENOMEM;
 }
 
-/* Once no walk can be running. */
+/**
+ * sframe_step_cache_exit() - free the per-CPU step caches
+ *
+ * Once no walk can be running.
+ */
 void sframe_step_cache_exit(void)
 {
 	free_percpu(sframe_step_caches);

@@ -66,6 +66,21 @@ static enum sframe_reason sframe_decode_fde_v12(const struct sframe_section *sec
 	return SFRAME_VALID;
 }
 
+/**
+ * sframe_decode_fde() - decode one FDE and check its fields
+ * @sec: the section
+ * @index: the FDE's index; it must be in the table (not checked here)
+ * @fde: filled in
+ *
+ * Shared by validation and lookup: after validation it cannot fail.
+ *
+ * Return: SFRAME_VALID; SFRAME_ERR_FDE_FRE_OFF if its FREs (or, in v3,
+ * its attributes) start outside the FRE sub-section; SFRAME_ERR_FDE_INFO
+ * for unused info bits set, or a pointer-authentication key outside
+ * AArch64; SFRAME_ERR_FRE_TYPE or SFRAME_ERR_FDE_TYPE for an unknown FRE
+ * or FDE type; SFRAME_ERR_REP_SIZE for a PC-mask FDE with no repetition
+ * size.
+ */
 enum sframe_reason sframe_decode_fde(const struct sframe_section *sec,
 				     u32 index, struct sframe_fde *fde)
 {
@@ -101,6 +116,21 @@ enum sframe_reason sframe_decode_fde(const struct sframe_section *sec,
 	return SFRAME_VALID;
 }
 
+/**
+ * sframe_decode_fre() - decode the FRE at a section offset
+ * @sec: the section
+ * @fde: the FDE the FRE belongs to
+ * @offset: where it starts in the section
+ * @fre: filled in, its data words raw
+ *
+ * Bounds are checked against the FRE sub-section.  Shared by validation
+ * and lookup: after validation it cannot fail.
+ *
+ * Return: SFRAME_VALID; SFRAME_ERR_FRE_TRUNCATED if it runs past the FRE
+ * sub-section; SFRAME_ERR_FRE_WORD_SIZE for an unknown word size;
+ * SFRAME_ERR_FRE_WORD_COUNT for more words than its FDE's type allows;
+ * SFRAME_ERR_FRE_INFO for a mangled RA outside AArch64.
+ */
 enum sframe_reason sframe_decode_fre(const struct sframe_section *sec,
 				     const struct sframe_fde *fde, u32 offset,
 				     struct sframe_fre *fre)
@@ -304,6 +334,21 @@ static enum sframe_reason sframe_flex_rule(const struct sframe_section *sec,
 	return i == n ? SFRAME_VALID : SFRAME_ERR_FRE_WORD_COUNT;
 }
 
+/**
+ * sframe_decode_rule() - the frame rule an FRE encodes
+ * @sec: the section
+ * @fde: the FDE of @fre
+ * @fre: the FRE
+ * @rule: filled in
+ *
+ * An FRE without data words marks the outermost frame: its RA is
+ * undefined.  Shared by validation and lookup: after validation it cannot
+ * fail.
+ *
+ * Return: SFRAME_VALID; SFRAME_ERR_CFA_OFFSET for a CFA offset out of
+ * range; SFRAME_ERR_FRE_WORD_COUNT for a number of words the rule cannot
+ * have; SFRAME_ERR_FLEX_CONTROL for a flex control word no rule allows.
+ */
 enum sframe_reason sframe_decode_rule(const struct sframe_section *sec,
 				      const struct sframe_fde *fde,
 				      const struct sframe_fre *fre,
