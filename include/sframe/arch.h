@@ -4,11 +4,11 @@
  * numbers, where a call leaves the return address, how a frame record is
  * laid out, the rt_sigreturn trampolines and the signal frame, the plain
  * epilogues a frame without a table is walked by, the code a return
- * address follows.  One file
- * per architecture (kernel/sframe/arch/) fills a struct sframe_arch; the
- * walk holds a pointer to one, so the same core walks x86-64 stacks in the
- * x86-64 module and AArch64 stacks in the arm64 one, and the tests walk
- * both on any machine.
+ * address follows.  One file per architecture
+ * (kernel/sframe/arch/x86/machine.c, arm64/machine.c) fills a struct
+ * sframe_arch; the walk holds a pointer to one, so the same core walks
+ * x86-64 stacks in the x86-64 module and AArch64 stacks in the arm64 one,
+ * and the tests walk both on any machine.
  */
 #ifndef _SFRAME_ARCH_H
 #define _SFRAME_ARCH_H

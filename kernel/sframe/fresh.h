@@ -2,7 +2,7 @@
 /*
  * What keeps a fresh range (fresh.c) alive: the change that kills it and
  * the rescan that retires it.  Pure functions, tested by KUnit
- * (fresh_kunit.c).
+ * (tests/fresh_kunit.c).
  */
 #ifndef _SFRAME_FRESH_H
 #define _SFRAME_FRESH_H

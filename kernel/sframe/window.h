@@ -2,7 +2,7 @@
 /*
  * Address windows [start, end) of the maps (maps.h): the changed and
  * scanning windows, their unions, and how a range a lookup answers for
- * stops at one.  Pure functions, tested by KUnit (window_kunit.c).
+ * stops at one.  Pure functions, tested by KUnit (tests/window_kunit.c).
  */
 #ifndef _SFRAME_WINDOW_H
 #define _SFRAME_WINDOW_H

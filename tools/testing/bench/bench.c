@@ -19,7 +19,7 @@
 
 #include <sframe/flat.h>
 #include "../../sframectl/sframectl.h"
-#include "../../../kernel/sframe/huge_sections.h"
+#include "../../../kernel/sframe/tests/huge_sections.h"
 
 #define DEFAULT_FUNCS	200000
 #define NUM_PCS		(1U << 20)

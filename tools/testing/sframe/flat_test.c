@@ -4,7 +4,7 @@
  * section named: ELF objects with .sframe, raw sections (--raw), and the
  * sidecars sframectl gen makes.  Sections that cannot have a table
  * (unsorted FDEs) must say so with -EOPNOTSUPP.  The shared checks are
- * those the KUnit suite runs in the kernel (kernel/sframe/flat_check.h).
+ * those the KUnit suite runs in the kernel (kernel/sframe/tests/flat_check.h).
  * Sections made here with sframectl's encoder cover the edges real ones
  * rarely have: empty and adjacent functions, functions whose first row
  * starts late, too many distinct rules, functions 4 GiB apart.  And the
@@ -19,8 +19,8 @@
 
 #include <sframe/encode.h>
 #include "../../sframectl/sframectl.h"
-#include "../../../kernel/sframe/flat_check.h"
-#include "../../../kernel/sframe/huge_sections.h"
+#include "../../../kernel/sframe/tests/flat_check.h"
+#include "../../../kernel/sframe/tests/huge_sections.h"
 #include "tap.h"
 
 /* The check is worth something only if a wrong table fails it. */

@@ -11,7 +11,7 @@
 
 #include "../../sframectl/sframectl.h"
 #include "probe.h"
-#include "../../../kernel/sframe/flat_check.h"
+#include "../../../kernel/sframe/tests/flat_check.h"
 
 static FILE *devnull;
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The AArch64 program whose .sframe the walk cases of
- * kernel/sframe/walk_cases.h unwind: a frame record (main), a function
+ * kernel/sframe/tests/walk_cases.h unwind: a frame record (main), a function
  * signing its return address (signed_fn), one saving LR without a frame
  * record (lr_only) and a leaf that saves nothing.  walk_aarch64_data.sh
- * assembles it with --gsframe and writes kernel/sframe/walk_aarch64_data.h.
+ * assembles it with --gsframe and writes kernel/sframe/tests/walk_aarch64_data.h.
  */
 	.text
 	.globl	_start

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kernel/sframe/walk_aarch64_data.h from walk-aarch64.s: the .sframe that
+# kernel/sframe/tests/walk_aarch64_data.h from walk-aarch64.s: the .sframe that
 # binutils' AArch64 cross assembler and linker make of it, as C bytes.
 #
 #   walk_aarch64_data.sh            rewrite the header
@@ -9,7 +9,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-header=$here/../../../kernel/sframe/walk_aarch64_data.h
+header=$here/../../../kernel/sframe/tests/walk_aarch64_data.h
 for tool in aarch64-linux-gnu-as aarch64-linux-gnu-ld aarch64-linux-gnu-objcopy \
 	    aarch64-linux-gnu-readelf; do
 	command -v "$tool" >/dev/null ||

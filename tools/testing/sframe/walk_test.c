@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The walker's step logic on synthetic stacks, in user space: the cases of
- * kernel/sframe/walk_cases.h, which the KUnit suite runs in the kernel,
+ * kernel/sframe/tests/walk_cases.h, which the KUnit suite runs in the kernel,
  * for x86-64 and AArch64.  Each runs four times: rules found by decoding,
  * by the flattened table, and by the table through a step cache, which
  * the third pass fills and the fourth uses.
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../../sframectl/sframectl.h"
-#include "../../../kernel/sframe/flat_check.h"
-#include "../../../kernel/sframe/walk_cases.h"
+#include "../../../kernel/sframe/tests/flat_check.h"
+#include "../../../kernel/sframe/tests/walk_cases.h"
 #include "tap.h"
 
 static struct walk_env env;

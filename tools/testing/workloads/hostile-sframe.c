@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../../kernel/sframe/huge_sections.h"
+#include "../../../kernel/sframe/tests/huge_sections.h"
 
 #define BASE		0x400000ULL	/* link address of the file's byte 0 */
 #define TEXT_OFFSET	0x1000U

@@ -2,7 +2,7 @@
 /*
  * arm64: what the module's walkers read of a user task's pt_regs, for
  * unwind.c and attach.c (the architecture's half of the glue; the walk's
- * own facts are in ../aarch64.c).
+ * own facts are in machine.c).
  */
 #ifndef _SFRAME_ARCH_USER_REGS_H
 #define _SFRAME_ARCH_USER_REGS_H

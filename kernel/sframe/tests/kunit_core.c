@@ -10,10 +10,10 @@
  * calls every callback through its ops, as the suites need.  Those
  * direct calls are left to the VM tests.
  */
-#include "core/decode.c"
-#include "core/validate.c"
-#include "core/lookup.c"
-#include "core/flat.c"
-#include "core/walk.c"
-#include "arch/x86_64.c"
-#include "arch/aarch64.c"
+#include "../core/decode.c"
+#include "../core/validate.c"
+#include "../core/lookup.c"
+#include "../core/flat.c"
+#include "../core/walk.c"
+#include "../arch/x86/machine.c"
+#include "../arch/arm64/machine.c"

@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/swab.h>
 
-#include "btf_check.c"
+#include "../btf_check.c"
 
 /* Type ids of the blob, in the order of its records. */
 enum {

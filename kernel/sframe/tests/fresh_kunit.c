@@ -7,7 +7,7 @@
  */
 #include <kunit/test.h>
 
-#include "fresh.h"
+#include "../fresh.h"
 
 #define TEXT_START	0x11000
 #define TEXT_END	0x12000

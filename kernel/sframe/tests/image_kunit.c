@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/elf.h>
 
-#include "image.c"
+#include "../image.c"
 
 #define IMAGE_SIZE	0x1000
 #define CODE_SIZE	0x800

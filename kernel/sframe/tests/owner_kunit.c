@@ -6,7 +6,7 @@
  */
 #include <kunit/test.h>
 
-#include "owner.h"
+#include "../owner.h"
 
 #define USER		1000
 #define USER_SUBUIDS	100000		/* newuidmap's range for USER */

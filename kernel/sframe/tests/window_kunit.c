@@ -6,7 +6,7 @@
  */
 #include <kunit/test.h>
 
-#include "window.h"
+#include "../window.h"
 
 #define LIB_START	0x10000
 #define LIB_END		0x20000
