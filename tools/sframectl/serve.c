@@ -88,6 +88,7 @@ struct serve_loop {
 	int sig;			/* signalfd: SIGTERM, SIGINT */
 	int lock;			/* held while we run (serve_status.c) */
 	bool once;			/* --once */
+	bool stopped;			/* SIGTERM or SIGINT came */
 	bool lost;			/* reports were lost: sweep */
 	enum serve_sweep sweep;
 	long long swept_at;		/* serve_gen_now() at the last sweep's end */
@@ -163,7 +164,8 @@ static bool serve_sweep_due(const struct serve_loop *l, int *wait)
 	long long left = l->swept_at + SERVE_RESWEEP_MS - now;
 
 	*wait = -1;
-	if (l->sweep)
+	/* Not during a sweep, nor before the reports in hand are served. */
+	if (l->sweep || l->ev_next < l->ev_nr)
 		return false;
 	if (l->lost) {
 		left = l->swept_at + SERVE_LOST_SWEEP_MS - now;
@@ -214,9 +216,12 @@ static void serve_handle(struct serve_loop *l)
 	while (l->ev_next < l->ev_nr) {
 		ev = &l->ev[l->ev_next];
 		swept = ev->flags & SFRAME_EVENT_F_SWEPT;
+		if (ev->type == SFRAME_EVENT_NEED_SIDECAR && ev->fd >= 0 &&
+		    !swept && !serve_queue_room(&l->s.queue))
+			return;
+		/* Those after it, while it is served. */
+		l->s.st.in_hand = l->ev_nr - ++l->ev_next;
 		if (ev->type == SFRAME_EVENT_NEED_SIDECAR && ev->fd >= 0) {
-			if (!swept && !serve_queue_room(&l->s.queue))
-				return;
 			serve_file(&l->s, ev->fd, swept, ev->owner);
 			close(ev->fd);
 		} else if (ev->type == SFRAME_EVENT_OVERFLOW) {
@@ -224,8 +229,6 @@ static void serve_handle(struct serve_loop *l)
 				(unsigned long long)ev->lost);
 			l->lost = true;
 		}
-		l->ev_next++;
-		l->s.st.in_hand--;
 	}
 	if (l->ev_nr) {
 		l->ev_nr = 0;
@@ -251,6 +254,11 @@ static int serve_turn(struct serve_loop *l, int wait)
 	unsigned int i, k;
 	int n, left;
 
+	/*
+	 * A waiting file whose owner's credit came due while others were
+	 * served starts now: the wait below counts only credit still to come.
+	 */
+	serve_pump(&l->s);
 	pfd[0] = (struct pollfd){ .fd = l->sig, .events = POLLIN };
 	pfd[1] = (struct pollfd){
 		.fd = in_hand ? -1 : l->watch, .events = POLLIN,
@@ -263,8 +271,10 @@ static int serve_turn(struct serve_loop *l, int wait)
 	n = poll(pfd, 2 + k, wait);
 	if (n < 0 && errno != EINTR)
 		return -1;
-	if (n > 0 && pfd[0].revents)
+	if (n > 0 && pfd[0].revents) {
+		l->stopped = true;
 		return -1;
+	}
 	reports = n > 0 && pfd[1].revents;
 	/*
 	 * A sweep's reports before the children: the module's queue, which
@@ -289,9 +299,10 @@ static int serve_turn(struct serve_loop *l, int wait)
 
 /*
  * Serve until a signal ends the service (--once: until what the sweeps
- * started has ended), or until it must end for another reason (said).
+ * started has ended): 0; or until it must end for another reason (said):
+ * -1.
  */
-static void serve_loop(struct serve_loop *l)
+static int serve_loop(struct serve_loop *l)
 {
 	int wait, n;
 
@@ -303,7 +314,7 @@ static void serve_loop(struct serve_loop *l)
 
 		if (serve_sweep_due(l, &wait)) {
 			if (serve_sweep_ask(l, 0))
-				return;
+				return -1;
 			continue;
 		}
 		serve_handle(l);
@@ -311,9 +322,20 @@ static void serve_loop(struct serve_loop *l)
 		if (l->sweep && l->ev_next >= l->ev_nr)
 			wait = 0;
 		n = serve_turn(l, done ? 0 : wait);
-		if (n < 0 || (!n && done))
-			return;
+		if (n < 0)
+			return l->stopped ? 0 : -1;
+		if (!n && done)
+			return 0;
 	}
+}
+
+/* The service ends: the reports read and not served are let go. */
+static void serve_drop_in_hand(struct serve_loop *l)
+{
+	for (; l->ev_next < l->ev_nr; l->ev_next++)
+		if (l->ev[l->ev_next].type == SFRAME_EVENT_NEED_SIDECAR &&
+		    l->ev[l->ev_next].fd >= 0)
+			close(l->ev[l->ev_next].fd);
 }
 
 /* We end: nothing of ours for status to read. */
@@ -414,8 +436,6 @@ static int serve_args(int argc, char **argv, struct serve_loop *l,
 /* The service's state before anything is opened. */
 static void serve_init(struct serve_loop *l)
 {
-	unsigned int i;
-
 	*l = (struct serve_loop){
 		.s = {
 			.dev = -1, .run_dir = SFRAME_RUN_DIR,
@@ -424,8 +444,6 @@ static void serve_init(struct serve_loop *l)
 		},
 		.watch = -1, .sig = -1, .lock = -1,
 	};
-	for (i = 0; i < SERVE_JOBS_MAX; i++)
-		l->s.jobs.job[i].fd = -1;
 }
 
 /* Block SIGTERM and SIGINT, to be read through l->sig: 0, or -1 (said). */
@@ -492,8 +510,12 @@ int sframe_serve_command(int argc, char **argv)
 	s->st.started = sframe_serve_clock();
 	if (serve_signals(&l) || serve_sweep_ask(&l, 0))
 		goto out;
-	serve_loop(&l);
+	err = serve_loop(&l);
 	serve_jobs_stop(&s->jobs);
+	serve_drop_in_hand(&l);
+	/* A service that could not finish its first sweep never started. */
+	if (err && !l.sweeps)
+		goto out;
 	serve_report(s, "at exit");
 	ret = 0;
 out:

@@ -14,19 +14,13 @@
 
 #include "serve_jobs.h"
 
-/* Does @j hold a file: a child running, or one ended and not released? */
-static bool serve_job_held(const struct serve_job *j)
-{
-	return j->gen.pid || j->fd >= 0;
-}
-
 /* A worker free for a child, or NULL. */
 struct serve_job *serve_jobs_free(struct serve_jobs *js)
 {
 	unsigned int i;
 
 	for (i = 0; i < js->nr; i++)
-		if (!serve_job_held(&js->job[i]))
+		if (!js->job[i].held)
 			return &js->job[i];
 	return NULL;
 }
@@ -39,6 +33,7 @@ struct serve_job *serve_jobs_free(struct serve_jobs *js)
  */
 void serve_jobs_start(struct serve_job *j, int fd, int input, size_t size)
 {
+	j->held = true;
 	j->gen = (struct serve_gen_job){ .out = -1 };
 	j->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (j->fd < 0)
@@ -54,7 +49,7 @@ bool serve_jobs_busy(const struct serve_jobs *js, size_t seen)
 	unsigned int i;
 
 	for (i = 0; i < js->nr; i++)
-		if (serve_job_held(&js->job[i]) && js->job[i].seen == seen)
+		if (js->job[i].held && js->job[i].seen == seen)
 			return true;
 	return false;
 }
@@ -119,6 +114,7 @@ void serve_jobs_release(struct serve_job *j)
 	if (j->fd >= 0)
 		close(j->fd);
 	j->fd = -1;
+	j->held = false;
 }
 
 /* Where the running files' record indices are, for renumbering them. */
@@ -127,7 +123,7 @@ unsigned int serve_jobs_seen(struct serve_jobs *js, size_t **in_use)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < js->nr; i++)
-		if (serve_job_held(&js->job[i]))
+		if (js->job[i].held)
 			in_use[n++] = &js->job[i].seen;
 	return n;
 }
@@ -138,6 +134,6 @@ void serve_jobs_stop(struct serve_jobs *js)
 	unsigned int i;
 
 	for (i = 0; i < js->nr; i++)
-		if (serve_job_held(&js->job[i]))
+		if (js->job[i].held)
 			serve_jobs_release(&js->job[i]);
 }

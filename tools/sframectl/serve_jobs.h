@@ -23,7 +23,8 @@
 
 /* A file being translated by a generator child, and what it is for. */
 struct serve_job {
-	struct serve_gen_job gen;	/* gen.pid 0: this worker is free */
+	bool held;			/* from its start until released */
+	struct serve_gen_job gen;	/* gen.pid 0: no child running */
 	enum serve_gen_end end;		/* SERVE_GEN_RUNNING until it ended */
 	int fd;				/* the report's, held until the end */
 	size_t seen;			/* its record's index (serve_seen.h) */

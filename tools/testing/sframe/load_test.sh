@@ -363,6 +363,35 @@ r=$?
 [ $r = 0 ] || cat "$TMP/log" "$TMP/out" "$TMP/err" >&2
 ok $r "serve: one owner's flood of cached files: 4 at once, root's next (load ${order:-never}), 16 at its pace, 32 dropped"
 
+# 20b. A waiting file whose owner's credit comes due while the rest of
+# its batch is served starts then, not when a later report happens to
+# wake the service: mapped now, after the sweep, uid 1001's 5 files
+# (cached: no child runs) and root's 300 MiB file, which the service
+# reads and digests whole (longer than the 5th file's wait for credit).
+truncate -s 300M "$TMP/big" && chmod 644 "$TMP/big"
+rm -f "$TMP/log"
+LD_PRELOAD=$FAKEDEV FAKEDEV_LOG=$TMP/log FAKEDEV_OWNER=1001 \
+	FAKEDEV_AGAIN=$TMP/u/1:$TMP/u/2:$TMP/u/3:$TMP/u/4:$TMP/u/5:$TMP/big \
+	"$SFRAMECTL" serve --jobs 2 --cache "$TMP/cache3" \
+	--run-dir "$TMP/run" >"$TMP/serve.out" 2>&1 &
+serve=$!
+for _ in $(seq 600); do
+	grep -q 'mapped at start' "$TMP/serve.out" && break
+	sleep 0.1
+done
+kill -USR1 $serve
+for _ in $(seq 300); do
+	grep -q "^load $(file_id "$TMP/u/5") " "$TMP/log" && break
+	sleep 0.1
+done
+grep -q "^load $(file_id "$TMP/u/5") " "$TMP/log"
+r=$?
+kill -TERM $serve
+wait $serve
+[ $r = 0 ] || cat "$TMP/log" "$TMP/serve.out" >&2
+rm -f "$TMP/big"
+ok $r "serve: a file whose credit came due while root's large file was read is served then, not left waiting"
+
 # 23. A user's file over SERVE_OWNER_FILE_MAX (256 MiB; sparse here) is
 # not read at all: refused by its size, counted; root's file is served.
 cp "$A" "$TMP/u/big" && chmod 775 "$TMP/u/big" && truncate -s 300M "$TMP/u/big"
