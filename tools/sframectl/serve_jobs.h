@@ -28,7 +28,6 @@ struct serve_job {
 	enum serve_gen_end end;		/* SERVE_GEN_RUNNING until it ended */
 	int fd;				/* the report's, held until the end */
 	size_t seen;			/* its record's index (serve_seen.h) */
-	off_t size;			/* as reported */
 	struct sframe_code code;
 	bool fill;
 	bool swept;			/* a sweep found it */

@@ -245,7 +245,6 @@ static void serve_generate(struct serve *s, const struct serve_waiting *w,
 		return;
 	}
 	j->seen = w->seen;
-	j->size = w->size;
 	j->code = *code;
 	j->fill = fill;
 	j->swept = w->swept;
