@@ -116,7 +116,8 @@ static int parse_common(int argc, char **argv, bool *raw, bool *have_vaddr,
 		errno = 0;
 		*vaddr = strtoull(optarg, &end, 0);
 		if (errno || *end || !*optarg) {
-			fprintf(stderr, "sframectl: bad address '%s'\n", optarg);
+			fprintf(stderr, "%s: bad address '%s'\n", argv[0],
+				optarg);
 			return -1;
 		}
 		*have_vaddr = true;
