@@ -8,12 +8,6 @@
  *   check_add_overflow(), check_mul_overflow()
  *   get_unaligned_{le,be}{16,32,64}()
  *   sframe_alloc(), sframe_free(): large buffers (tests' flattened tables)
- *   sframe_walk_call(f, direct, args...): call @f, directly when it is
- *	@direct (the module's own walk callbacks, SFRAME_WALK_USER_OPS);
- *   sframe_walk_read(f, ctx, addr, val, n): call the read callback @f,
- *	inline when it is the module's
- *   sframe_walk_native_read: the module's read callback (NULL elsewhere),
- *	which a loop may compare @f with once and then read inline
  *   sframe_yield(i): in validation's and flattening's loops, every
  *	SFRAME_YIELD_EVERY items, let other tasks run (the module loads in
  *	kworkers; nothing in user space)
@@ -34,7 +28,6 @@
 #endif
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #define sframe_alloc(n)		kvmalloc(n, GFP_KERNEL)
 #define sframe_free(p)		kvfree(p)
@@ -45,36 +38,6 @@
 		if ((i) % SFRAME_YIELD_EVERY == SFRAME_YIELD_EVERY - 1) \
 			cond_resched();				\
 	} while (0)
-
-/* The module's walk callbacks (walk_user.c, walk_lookup.c). */
-struct sframe_where;
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n);
-void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
-
-/*
- * sframe_user_read()'s work, inline where the walk reads (a stack read
- * per frame is its main cost).  copy_from_user_nofault() never faults
- * pages in, and refuses when the sampled task's mm is not the loaded one
- * (nmi_uaccess_okay()).
- */
-static __always_inline int sframe_user_read_inline(u64 addr, u64 *val,
-						   unsigned int n)
-{
-	if (copy_from_user_nofault(val, (const void __user *)addr,
-				   n * sizeof(*val)))
-		return -EFAULT;
-	return 0;
-}
-
-#ifdef SFRAME_WALK_USER_OPS	/* set by Kbuild for the module's walk */
-#include <linux/indirect_call_wrapper.h>
-
-#define sframe_walk_call(f, direct, ...) INDIRECT_CALL_1(f, direct, __VA_ARGS__)
-#define sframe_walk_read(f, ctx, addr, val, n)				\
-	(likely((f) == sframe_user_read) ?				\
-	 sframe_user_read_inline(addr, val, n) : (f)(ctx, addr, val, n))
-#define sframe_walk_native_read	sframe_user_read
-#endif
 #else
 #include <endian.h>			/* and, through sys/cdefs.h, __always_inline */
 #include <errno.h>
@@ -128,11 +91,5 @@ typedef int64_t s64;
 #define EOPNOTSUPP	95
 #endif
 #endif /* __KERNEL__ */
-
-#ifndef sframe_walk_call
-#define sframe_walk_call(f, direct, ...)	f(__VA_ARGS__)
-#define sframe_walk_read(f, ctx, addr, val, n)	f(ctx, addr, val, n)
-#define sframe_walk_native_read	NULL
-#endif
 
 #endif /* _SFRAME_COMPAT_H */

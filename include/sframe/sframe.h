@@ -180,7 +180,7 @@ struct sframe_rule {
 };
 
 /*
- * A rule in the form the walk's loop steps by (core/step_cache.h): the
+ * A rule in the form the walk's loop steps by (core/walk_impl.h): the
  * CFA is SP or FP plus an offset, the caller's RA is saved at the CFA and
  * its FP at the CFA or not at all, at offsets that fit 16 bits.  fp_at
  * says where the FP is, or SFRAME_STEP_NO_FORM for any other rule, which

@@ -122,6 +122,9 @@ struct sframe_user_ctx {
 	const struct pt_regs *regs;
 };
 
+/* walk_lookup.c: the walk's lookup, which walk_user.c's walk calls */
+void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where);
+
 /* mm_events.c: the hooks' entry points, the running processes */
 void sframe_vma_mapped(struct vm_area_struct *vma);
 void sframe_vma_freed(struct vm_area_struct *vma);

@@ -87,7 +87,7 @@ static unsigned int sframe_bench_cold(const struct pt_regs *regs,
 
 /*
  * The frame-pointer walkers follow frame records as the SFrame walk's
- * fallback does (core/walk.c): at a word-aligned FP, the caller's FP and
+ * fallback does (core/walk_impl.h): at a word-aligned FP, the caller's FP and
  * the return address (sframe/arch.h), with the caller's frame above.
  */
 #define SFRAME_BENCH_RECORD	(2 * SFRAME_ARCH_WORD)

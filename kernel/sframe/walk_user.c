@@ -1,12 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's walk callbacks (sframe_user_ops): the interrupted frame's
- * registers, user memory read without faulting, and the cached look-up
- * (walk_lookup.c); and the per-CPU step caches walk_user.h uses.
+ * The module's walk: the walk's template (core/walk_impl.h) built over
+ * the current task's user stack, read without faulting, the interrupted
+ * frame's registers and the cached look-up (walk_lookup.c), each called
+ * directly; and the per-CPU step caches walk_user.h uses.
  */
 #include <linux/percpu.h>
+#include <linux/uaccess.h>
 
 #include "walk_user.h"
+
+/*
+ * A stack read, inline where the walk reads (a stack read per frame is
+ * its main cost).  copy_from_user_nofault() never faults pages in, and
+ * refuses when the sampled task's mm is not the loaded one
+ * (nmi_uaccess_okay()).
+ */
+static __always_inline int sframe_user_read(u64 addr, u64 *val,
+					    unsigned int n)
+{
+	if (copy_from_user_nofault(val, (const void __user *)addr,
+				   n * sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
 
 /* The interrupted frame's registers, by DWARF number. */
 static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
@@ -15,30 +32,11 @@ static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 				 val);
 }
 
-/**
- * sframe_user_read() - the walk's read callback
- * @ctx: the walk's context (unused)
- * @addr: the user address to read from
- * @val: where the words go
- * @n: how many consecutive words to read
- *
- * The walk compares its read callback with this and then reads inline
- * (sframe_user_read_inline()), without faulting pages in.
- *
- * Context: any context, NMI included.
- *
- * Return: 0, or -EFAULT if any of the words cannot be read.
- */
-int sframe_user_read(void *ctx, u64 addr, u64 *val, unsigned int n)
-{
-	return sframe_user_read_inline(addr, val, n);
-}
+#define SFRAME_WALK_READ(w, addr, val, n)	sframe_user_read(addr, val, n)
+#define SFRAME_WALK_LOOKUP(w, ip, where)	sframe_user_lookup((w)->ctx, ip, where)
+#define SFRAME_WALK_REG(w, reg, val)		sframe_user_reg((w)->ctx, reg, val)
 
-const struct sframe_walk_ops sframe_user_ops = {
-	.read = sframe_user_read,
-	.lookup = sframe_user_lookup,
-	.reg = sframe_user_reg,
-};
+#include "core/walk_impl.h"
 
 /* The step caches (walk_user.h), allocated once the module loads. */
 struct sframe_step_caches __percpu *sframe_step_caches;

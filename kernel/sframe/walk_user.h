@@ -18,9 +18,6 @@
 #include "sframe_unwind.h"
 #include "user_regs.h"
 
-/* The module's walk callbacks (walk_user.c). */
-extern const struct sframe_walk_ops sframe_user_ops;
-
 /*
  * Where a walk starts: the kernel's accessors, which take a non-const
  * pt_regs on some architectures.
@@ -116,7 +113,7 @@ static __always_inline void sframe_user_walk_begin(struct sframe_user_walk *u,
 	preempt_disable_notrace();
 	sframe_walk_start(w, &sframe_arch_native, sframe_user_ip(regs),
 			  sframe_user_sp(regs), sframe_user_fp(regs),
-			  &sframe_user_ops, &u->ctx);
+			  NULL, &u->ctx);
 	sframe_walk_strip_ra(w, sframe_regs_pac_bits());
 	if (cache)
 		u->caches = sframe_cache_get(u->level);
