@@ -280,6 +280,24 @@ wait_exit()
 	return 0
 }
 
+# wait_exe PATH SECONDS: wait up to SECONDS for a process that runs PATH
+# (exec done, its mappings made) and print its pid; returns 1 if none
+# does by then.
+wait_exe()
+{
+	wx_end=$(($(uptime_ms) + $2 * 1000))
+	while :; do
+		for wx_proc in /proc/[0-9]*; do
+			if [ "$(readlink "$wx_proc/exe" 2> /dev/null)" = "$1" ]; then
+				echo "${wx_proc#/proc/}"
+				return 0
+			fi
+		done
+		[ "$(uptime_ms)" -ge $wx_end ] && return 1
+		sleep 0.05
+	done
+}
+
 # settles VALUE SECONDS COMMAND...: wait up to SECONDS for what COMMAND
 # prints to read VALUE; returns 1 if it does not by then.
 settles()

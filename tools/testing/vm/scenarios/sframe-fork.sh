@@ -26,10 +26,12 @@ rm -f /tmp/go
 perf record -q -N -B -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/before.data -- \
 	$FORKDEEP $WORKERS "$PATTERN_SECONDS" /tmp/go > /tmp/before.out 2> /tmp/before.err &
 perf_pid=$!
-sleep 1
+wait_exe $FORKDEEP 30 > /dev/null || result fail "$FORKDEEP did not start under perf"
 load_module sframe_unwind
-# the load-time scan of running processes is done by a worker: let it run
-sleep 1
+# The load-time scan of running processes is done by a worker: forkdeep
+# forks once the scan has put its section in its map.
+wait_section $FORKDEEP 30000 > /dev/null ||
+	result fail "the scan at load did not find $FORKDEEP's section in 30 s"
 touch /tmp/go
 wait $perf_pid || result fail "perf record of forkdeep (started before load): exit $?"
 cat /tmp/before.out /tmp/before.err

@@ -17,13 +17,18 @@ before=$(stat_value kernel_bytes)
 # before the snapshots.
 $W chain 600 > /dev/null &
 pids=$!
-sleep 2
+# Counted once the section is loaded and in the process's map.
+wait_maps "^$pids .* FDEs $W\$" 30000 > /dev/null ||
+	result fail "$W's section not in its map after 30 s"
 one=$(stat_value kernel_bytes)
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	$W chain 600 > /dev/null &
 	pids="$pids $!"
 done
-sleep 2
+for p in $pids; do
+	wait_maps "^$p .* FDEs $W\$" 30000 > /dev/null ||
+		result fail "$W's section not in process $p's map after 30 s"
+done
 eleven=$(stat_value kernel_bytes)
 metric kernel_bytes_1_process "$one"
 metric kernel_bytes_11_processes "$eleven"
