@@ -22,7 +22,8 @@ sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
 from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
-    kmods, ktap, machinecode, scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
+    kmods, ktap, machinecode, modules, scenario, stackcheck, sysimage, system, \
+    sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -548,6 +549,29 @@ class SystestModesTest(unittest.TestCase):
         for phases in self.systest.MODES.values():
             for phase in phases:
                 self.assertIn(f"\n{phase}_phase()\n", self.guest)
+
+
+class BuildToolsTest(unittest.TestCase):
+    """A module build that needs pahole says so before it starts."""
+
+    def _kdir(self, root, vmlinux, btf):
+        with open(os.path.join(root, ".config"), "w") as f:
+            f.write("CONFIG_X=y\n" + ("CONFIG_DEBUG_INFO_BTF_MODULES=y\n" if btf else ""))
+        if vmlinux:
+            open(os.path.join(root, "vmlinux"), "w").close()
+        return root
+
+    def test_pahole_needed_with_vmlinux_and_module_btf(self):
+        with tempfile.TemporaryDirectory() as root, \
+                unittest.mock.patch("shutil.which", return_value=None):
+            with self.assertRaisesRegex(HarnessError, "'pahole' is missing"):
+                modules.need_build_tools(self._kdir(root, True, True))
+
+    def test_pahole_not_needed_otherwise(self):
+        for vmlinux, btf in ((False, True), (True, False)):
+            with tempfile.TemporaryDirectory() as root, \
+                    unittest.mock.patch("shutil.which", return_value=None):
+                modules.need_build_tools(self._kdir(root, vmlinux, btf))
 
 
 class KmodsTest(unittest.TestCase):

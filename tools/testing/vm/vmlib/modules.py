@@ -6,7 +6,7 @@ import re
 import shutil
 
 from .arch import ARCHES
-from .util import HarnessError, run
+from .util import HarnessError, need_tool, run
 
 VM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_DIRS = {".git", "results"}
@@ -32,11 +32,29 @@ def declared_kunit_modules(repo):
     return sorted(names)
 
 
+def need_build_tools(kdir):
+    """Fail naming the host tool a module build against kdir needs and lacks.
+
+    Headers that ship the kernel's vmlinux, with CONFIG_DEBUG_INFO_BTF_MODULES,
+    make kbuild give each module BTF with pahole, which Debian's
+    linux-kbuild package depends on; the harness unpacks the headers without
+    their dependencies, and a build without it fails late, as "pahole: not
+    found" deep in the build log.
+    """
+    config = os.path.join(kdir, ".config")
+    if not os.path.exists(os.path.join(kdir, "vmlinux")) or not os.path.exists(config):
+        return
+    with open(config, errors="replace") as f:
+        if "\nCONFIG_DEBUG_INFO_BTF_MODULES=y\n" in "\n" + f.read():
+            need_tool("pahole")
+
+
 def build_modules(repo, kernel, workdir, logfile):
     """Copy the repo to workdir, build kernel/ against kernel; return {name: .ko}."""
     shutil.rmtree(workdir, ignore_errors=True)
     shutil.copytree(repo, workdir, symlinks=True,
                     ignore=lambda d, names: [n for n in names if n in SKIP_DIRS])
+    need_build_tools(kernel.kdir)
     kdir = os.path.join(workdir, "kernel")
     jobs = str(os.cpu_count() or 2)
     # With the walk's benchmark (bench-walk), which a production build lacks.
@@ -53,6 +71,7 @@ def probe_module(kernel, workdir, logfile):
     """Build the harness's probe/ against kernel into workdir; return the .ko's path."""
     shutil.rmtree(workdir, ignore_errors=True)
     shutil.copytree(os.path.join(VM_DIR, "probe"), workdir)
+    need_build_tools(kernel.kdir)
     run(["make", "-C", kernel.kdir, f"M={workdir}", "modules"] +
         ARCHES[kernel.arch].make_vars, logfile=logfile)
     kos = glob.glob(os.path.join(workdir, "*.ko"))
