@@ -551,6 +551,40 @@ class SystestModesTest(unittest.TestCase):
                 self.assertIn(f"\n{phase}_phase()\n", self.guest)
 
 
+class InventedFramesTest(unittest.TestCase):
+    """A caller must follow a call, unless a signal frame restored it."""
+
+    def setUp(self):
+        self.deep = machinecode.workload_path("v3-binutils-2.47/deep")
+        returns, loads = machinecode.call_returns(self.deep)
+        vaddr = min(returns)
+        # the file offsets of a return address and of the byte before it
+        off = next(o - v + vaddr for v, o, size in loads if v <= vaddr < v + size)
+        self.real, self.not_call = off, off - 1
+
+    def _perf(self, *frames):
+        return "deep 7\n" + "".join(f"\t{ip:x} f ({dso})\n" for ip, dso in frames)
+
+    def test_callers_after_calls_are_real(self):
+        text = self._perf((0x10, "/w/deep"), (self.real, "/w/deep"))
+        self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}), (0, 1))
+
+    def test_caller_after_no_call_is_invented(self):
+        text = self._perf((0x10, "/w/deep"), (self.not_call, "/w/deep"))
+        self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}), (1, 1))
+
+    def test_frame_a_signal_frame_restores_is_not_judged(self):
+        with tempfile.TemporaryDirectory() as root:
+            libc = os.path.join(root, "libc.so.6")
+            with open(libc, "wb") as f:
+                f.write(b"\x90" * 0x20 + machinecode.X86_SIGRETURN)
+            for trampoline, judged in ((0x20, 0), (0x10, 1)):
+                text = self._perf((0x10, "/w/deep"), (trampoline, libc),
+                                  (self.not_call, "/w/deep"))
+                self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}),
+                                 (judged, judged))
+
+
 class BuildToolsTest(unittest.TestCase):
     """A module build that needs pahole says so before it starts."""
 

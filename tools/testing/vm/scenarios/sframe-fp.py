@@ -1,7 +1,7 @@
 """Host half of sframe-fp: frame pointers still work with the module."""
 
 from vmlib.kernels import arch_of
-from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.machinecode import check_callers_real, realise_artefacts, workload_path
 from vmlib.stackcheck import check_patterns
 
 # What the stock kernel completes on this build (baseline-fp): all of them
@@ -17,3 +17,7 @@ def check(run):
     realise_artefacts(run, workload_path("baseline/deep-fp", run.kernel))
     want = COMPLETE_ARM64 if arch_of(run.kernel) == "arm64" else COMPLETE
     check_patterns(run, {p: (">=", 0.99) for p in want})
+    # The frame-pointer floor reports no caller the chain does not lead
+    # to after a call (the stock walker's qsort and signal stacks do).
+    check_callers_real(run, {"/deep-fp": workload_path("baseline/deep-fp", run.kernel),
+                             "/libdeepso.so": workload_path("baseline/libdeepso.so", run.kernel)})

@@ -1,6 +1,6 @@
 """Host half of sframe-v2: with the module, chains are complete."""
 
-from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.machinecode import check_callers_real, realise_artefacts, workload_path
 from vmlib.stackcheck import check_patterns
 
 # Patterns whose whole stack has SFrame (qsort and signal go through libc).
@@ -11,3 +11,5 @@ def check(run):
     """Assert >= 99 % complete chains where SFrame covers the whole stack."""
     realise_artefacts(run, workload_path("v2-binutils-2.44/deep", run.kernel))
     check_patterns(run, {p: (">=", 0.99) for p in COMPLETE})
+    check_callers_real(run, {"/deep": workload_path("v2-binutils-2.44/deep", run.kernel),
+                             "/libdeepso.so": workload_path("v2-binutils-2.44/libdeepso.so", run.kernel)})
