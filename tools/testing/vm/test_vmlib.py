@@ -381,7 +381,7 @@ class PythonFilesTest(unittest.TestCase):
         trace = """import _frozen_importlib # frozen
 # /usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc matches /x.py
 # code object from '/usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc'
-# code object from '/opt/lib/mod.py'
+# code object from /opt/lib/mod.py
 # extension module '_bz2' loaded from '/usr/lib/python3.11/lib-dynload/_bz2.so'
 # extension module '_bz2' executed from '/usr/lib/python3.11/lib-dynload/_bz2.so'
 """

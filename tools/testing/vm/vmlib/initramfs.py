@@ -64,11 +64,17 @@ def python_loads(python, argv, launcher=()):
 
 
 def parse_python_verbose(text):
-    """Return (source, destination) of the files a `python -v` trace loaded."""
+    """Return (source, destination) of the files a `python -v` trace loaded.
+
+    A module read from its cached bytecode and an extension module are
+    traced with the path quoted; one compiled from its source (no
+    __pycache__ yet: Debian's packages ship none, and a fresh sysroot
+    has none until a first run writes it) without quotes.
+    """
     files = []
     for m in re.finditer(r"^# (?:code object from|extension module '[\w.]+' loaded from) "
-                         r"'([^']+)'$", text, re.M):
-        src = m.group(1)
+                         r"(?:'([^']+)'|(/[^'\n]+))$", text, re.M):
+        src = m.group(1) or m.group(2)
         folder, name = os.path.split(src)
         if os.path.basename(folder) == "__pycache__":
             module = name.split(".")[0]
