@@ -2,7 +2,11 @@
 # sframe-ftrace: ftrace's userstacktrace (arch_stack_walk_user) on
 # sched_switch from the v3 workload, with the module: right chains (ftrace
 # keeps 8 user frames per event).
-# Three copies on two vCPUs make them preempt each other.
+# Three copies on two vCPUs make them preempt each other.  The workload's
+# section is loaded before they start, as in a system where it is known:
+# what is judged is ftrace's walk, not the wait for a file's first load
+# (design.rst: its first mapping queues a load), whose frames the walk
+# steps by frame pointers, which this build lacks.
 # needs: module
 # kernels: all arm64-debian-6.1 arm64-debian-6.12
 # default: all arm64-debian-6.12
@@ -11,6 +15,11 @@
 T=/sys/kernel/tracing
 W=/workloads/v3-binutils-2.47/deep
 load_module sframe_unwind
+$W chain 30 > /dev/null &
+warm=$!
+wait_section $W 30000 > /dev/null || result fail "$W's section not loaded in 30 s"
+kill $warm
+wait $warm
 echo 0 > $T/tracing_on
 echo 8192 > $T/buffer_size_kb
 echo > $T/trace
