@@ -284,7 +284,6 @@ def follows_call(binary, offset):
     return to_vaddr(loads, offset) in returns
 
 
-
 # x86-64 libc's rt_sigreturn trampoline (__restore_rt): mov $15, %rax; syscall
 X86_SIGRETURN = bytes.fromhex("48c7c00f0000000f05")
 
