@@ -12,15 +12,16 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
+#include <linux/wait_bit.h>
 
 #include "cache.h"
 
 /*
- * @sf's object: the one a queued load publishes (waited for), else read
- * now in the caller's context.  For the sidecar ioctl: the supplier's
- * process, which may wait; a load never waits on a filesystem a user
- * controls.
+ * @sf's object: the one a queued load publishes (waited for, killably: a
+ * load stuck on a device would otherwise make its supplier unkillable),
+ * else read now in the caller's context.  For the sidecar ioctl: the
+ * supplier's process, which may wait; a load never waits on a filesystem
+ * a user controls.
  */
 static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 						      struct file *file,
@@ -30,7 +31,10 @@ static const struct sframe_object *sframe_file_object(struct sframe_file *sf,
 	const struct sframe_object *obj;
 
 	/* The read sframe_file_get() may have queued: not a second one. */
-	flush_work(&sf->load_work);
+	if (wait_var_event_killable(&sf->loading, !READ_ONCE(sf->loading))) {
+		*err = -EINTR;
+		return NULL;
+	}
 	obj = rcu_access_pointer(sf->obj);
 	if (obj)
 		return obj;
@@ -114,10 +118,11 @@ static int sframe_sidecar_check(struct sframe_file *sf,
  * idle_seconds have passed), and cannot replace a pinned one (-EEXIST).
  * On success @s belongs to the cache, on failure it stays the caller's.
  *
- * Context: process context, the supplier's; may wait for a queued read of
- * @file, read it, and wait for an RCU grace period.
+ * Context: process context, the supplier's; may wait (killably) for a
+ * queued read of @file, read it, and wait for an RCU grace period.
  *
- * Return: 0; -ENOMEM if a pinned sidecar's entry could not be made (no
+ * Return: 0; -EINTR if a fatal signal ended the wait for a queued read;
+ * -ENOMEM if a pinned sidecar's entry could not be made (no
  * memory, or over a limit); -EAGAIN if @file could not be read now (a
  * transient failure); -ENOEXEC if it is not an ELF object of this machine
  * with code; -ESTALE if its build ID is not @build_id; -EINVAL if a

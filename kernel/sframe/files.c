@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/user_namespace.h>
+#include <linux/wait_bit.h>
 
 #include "cache.h"
 #include "kcompat.h"
@@ -290,6 +291,9 @@ static void sframe_file_load_work(struct work_struct *work)
 	sf->reportable = res.needs_sidecar != NULL;
 	sf->report_flags = res.report_flags;
 	spin_unlock(&sframe_files_lock);
+	/* loading's store before wake_up_var() looks for waiters (bind.c) */
+	smp_mb();
+	wake_up_var(&sf->loading);
 	if (res.needs_sidecar) {
 		gen = 0;
 		if (!rcu_access_pointer(sf->sidecar))

@@ -6,10 +6,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blkdev.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/magic.h>
+#include <linux/major.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -81,12 +83,32 @@ static int sframe_read_cached(struct sframe_reader *rd, void *buf,
 }
 
 /*
+ * Can a read from @sb's block device wait for ever on something a user
+ * controls?  A loop device reads a file, which may be on the user's FUSE
+ * mount (udisks sets loop devices up for users); a network block device
+ * and a ublk device are served by a process.  A filesystem that names no
+ * one device (btrfs) and a device-mapper or md device stacked over one of
+ * these are not seen through.
+ */
+static bool sframe_bdev_may_hang(const struct super_block *sb)
+{
+	const struct gendisk *disk;
+
+	if (!sb->s_bdev)
+		return false;
+	disk = sb->s_bdev->bd_disk;
+	return disk->major == LOOP_MAJOR || disk->major == NBD_MAJOR ||
+	       !strncmp(disk->disk_name, "ublkb", strlen("ublkb"));
+}
+
+/*
  * Can a read of this inode wait for ever on something a user controls (a
  * device, a FUSE server, a network peer)?  Only a regular file's read is
  * known: a device node's is its driver's, and devtmpfs reports tmpfs's
  * magic.  Filesystems on block devices are mounted by root only, except
- * fuseblk, which udisks mounts for users; tmpfs and ramfs (memfd too)
- * read from memory.
+ * fuseblk, which udisks mounts for users, and except where the device
+ * itself reads from what a user serves (sframe_bdev_may_hang()); tmpfs
+ * and ramfs (memfd too) read from memory.
  */
 static bool sframe_inode_may_hang(const struct inode *inode)
 {
@@ -94,15 +116,17 @@ static bool sframe_inode_may_hang(const struct inode *inode)
 
 	if (!S_ISREG(inode->i_mode) || sb->s_magic == FUSE_SUPER_MAGIC)
 		return true;
-	return !(sb->s_type->fs_flags & FS_REQUIRES_DEV) &&
-	       sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC;
+	if (sb->s_type->fs_flags & FS_REQUIRES_DEV)
+		return sframe_bdev_may_hang(sb);
+	return sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC;
 }
 
 /*
  * A file of our own in *@own for what @file maps, opened with the
  * module's credentials, read-only, to read and to report: 0, with NULL
- * on a filesystem whose reads a user could make hang (FUSE, network:
- * read only from the page cache, never reported), or the open's errno.
+ * on a filesystem whose reads a user could make hang (FUSE, network, a
+ * loop device: read only from the page cache, never reported), or the
+ * open's errno.
  * An overlayfs path's data, and page cache, are its layer's.
  */
 static int sframe_open_own(struct file *file, struct file **own)
@@ -128,7 +152,7 @@ static int sframe_open_own(struct file *file, struct file **own)
  *
  * Return: a new file for what @file maps, for the caller to put; NULL
  * when there is none: on a filesystem whose reads a user could make hang
- * (FUSE, network), or when the open failed.
+ * (FUSE, network, a loop device), or when the open failed.
  */
 struct file *sframe_load_report_file(struct file *file)
 {

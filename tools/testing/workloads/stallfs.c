@@ -3,19 +3,25 @@
  * stallfs: a FUSE file system that never answers a READ, the way a hostile
  * user's server (or a dead network server) stalls whoever reads it.
  *
- *   stallfs MOUNTPOINT FILE    (as root)
+ *   stallfs [-s] MOUNTPOINT FILE    (as root)
  *
  * Mounts itself on MOUNTPOINT (allow_other, read-only) over the raw
  * /dev/fuse protocol and serves one read-only file, named as FILE's last
  * path component, with FILE's size; the bytes are never sent: every READ
  * request is kept and left unanswered until the server is killed or its
- * connection aborted.  Everything else (INIT, LOOKUP, GETATTR, OPEN,
- * RELEASE, FLUSH, GETXATTR, ...) gets a prompt, sensible reply.  Prints
- * "stallfs: ready" once INIT is answered and one line per READ kept.
+ * connection aborted.  With -s, READs are answered with FILE's bytes until
+ * the server is sent SIGUSR1 (so that a file system image can be mounted
+ * from it first), and kept from then on: the signal stays blocked and
+ * pending, so every READ that comes after kill(2) returned is kept.
+ * Everything else (INIT, LOOKUP, GETATTR, OPEN, RELEASE, FLUSH, GETXATTR,
+ * ...) gets a prompt, sensible reply.  Prints "stallfs: ready" once INIT
+ * is answered and one line per READ kept.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/fuse.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +43,9 @@
 static const char *file_name;
 static uint64_t file_size;
 static unsigned long reads_kept;
+/* -s: FILE, whose bytes READs get until SIGUSR1 is pending */
+static int served_fd = -1;
+static char read_buf[MAX_WRITE];
 
 static int reply(int fd, uint64_t unique, int error, const void *data,
 		 size_t len)
@@ -171,6 +180,27 @@ static int keep_read(const struct fuse_in_header *in, const void *arg)
 	return 0;
 }
 
+/* -s before SIGUSR1: answer a READ with FILE's bytes. */
+static int serve_read(int fd, const struct fuse_in_header *in, const void *arg)
+{
+	const struct fuse_read_in *read_in = arg;
+	size_t len = read_in->size < sizeof(read_buf) ? read_in->size :
+		     sizeof(read_buf);
+	ssize_t n = pread(served_fd, read_buf, len, read_in->offset);
+
+	if (n < 0)
+		return reply(fd, in->unique, -EIO, NULL, 0);
+	return reply(fd, in->unique, 0, read_buf, n);
+}
+
+static bool stalling(void)
+{
+	sigset_t pending;
+
+	return served_fd < 0 || (!sigpending(&pending) &&
+				 sigismember(&pending, SIGUSR1));
+}
+
 static int serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 {
 	switch (in->opcode) {
@@ -190,6 +220,8 @@ static int serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 		/* An empty listing: lookups by name are what matters. */
 		return reply(fd, in->unique, 0, NULL, 0);
 	case FUSE_READ:
+		if (!stalling())
+			return serve_read(fd, in, arg);
 		return keep_read(in, arg);
 	case FUSE_RELEASE:
 	case FUSE_RELEASEDIR:
@@ -229,6 +261,25 @@ static int mount_self(int fd, const char *mountpoint)
 	return 0;
 }
 
+/* -s: serve FILE's bytes until SIGUSR1, blocked, is pending. */
+static int serve_until_signal(const char *path)
+{
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL)) {
+		perror("stallfs: sigprocmask");
+		return -1;
+	}
+	served_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (served_fd < 0) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_in_header *in;
@@ -237,8 +288,14 @@ int main(int argc, char **argv)
 	char *buf;
 	int fd, rc;
 
+	if (argc == 4 && !strcmp(argv[1], "-s")) {
+		if (serve_until_signal(argv[3]))
+			return 2;
+		argc--;
+		argv++;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: stallfs MOUNTPOINT FILE\n");
+		fprintf(stderr, "usage: stallfs [-s] MOUNTPOINT FILE\n");
 		return 2;
 	}
 	if (stat(argv[2], &st)) {
