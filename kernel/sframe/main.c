@@ -94,6 +94,8 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "walk_ns_total", st->walk_ns_total);
 	sframe_show(s, "lookups_in_changed_range", st->lookups_in_changed_range);
 	sframe_show(s, "lookups_fresh", st->lookups_fresh);
+	sframe_show(s, "lookups_unread", st->lookups_unread);
+	sframe_show(s, "lookups_without_section", st->lookups_without_section);
 	sframe_show(s, "stop: max_stack", st->max_depth);
 	for (i = SFRAME_STOP_OUTERMOST; i < SFRAME_NR_STOPS; i++) {
 		seq_printf(s, "stop: %s: %llu\n", sframe_walk_stop_str(i),

@@ -50,6 +50,8 @@ struct sframe_stats {
 	u64 walk_ns_total;		/* time in walks, for the mean per walk */
 	u64 lookups_in_changed_range;	/* no rule: mapping changed, not rescanned */
 	u64 lookups_fresh;		/* of those, answered by a fresh range */
+	u64 lookups_unread;		/* in a file not read (yet) */
+	u64 lookups_without_section;	/* in one read: no section, no sidecar */
 	u64 mmap_events;		/* executable mappings seen */
 	u64 forks_inherited;		/* children given their parent's map */
 	u64 forks_rescanned;		/* of a threaded parent: scanned */

@@ -129,6 +129,10 @@ void sframe_user_lookup(void *ctx, u64 ip, struct sframe_where *where)
 	if (ret <= 0)
 		return;
 	sec = sframe_file_sec(r.file, &fill, &obj);
+	if (!obj)
+		sframe_count(lookups_unread);
+	else if (!sec)
+		sframe_count(lookups_without_section);
 	if (!sec || !obj || !sframe_object_bias(obj, r.start, r.pgoff, &bias))
 		return;
 	where->sec = &sec->sec;

@@ -441,6 +441,17 @@ class BpfCheckTest(unittest.TestCase):
         self.assertEqual(stackcheck.completeness(CHAIN, self.text), (2, 3))
 
 
+class ModuleStatTest(unittest.TestCase):
+    def test_counters_by_name(self):
+        stats = b"samples: 12\nlookups_fresh: 3\nstop: outermost frame: 9\n"
+        artefacts = {"module.stats": stats}
+        self.assertEqual(scenario.module_stat(artefacts, "lookups_fresh"), 3)
+        self.assertEqual(scenario.module_stat(artefacts, "samples"), 12)
+        self.assertIsNone(scenario.module_stat(artefacts, "lookups_unread"))
+        self.assertIsNone(scenario.module_stat({}, "samples"))
+        self.assertIsNone(scenario.module_stat(artefacts, "samples", "system.stats"))
+
+
 class KtapTest(unittest.TestCase):
     """KTAP from dmesg becomes one case per leaf test."""
 

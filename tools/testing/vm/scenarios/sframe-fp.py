@@ -2,6 +2,7 @@
 
 from vmlib.kernels import arch_of
 from vmlib.machinecode import check_callers_real, realise_artefacts, workload_path
+from vmlib.scenario import module_stat
 from vmlib.stackcheck import check_patterns
 
 # What the stock kernel completes on this build (baseline-fp): all of them
@@ -21,3 +22,8 @@ def check(run):
     # to after a call (the stock walker's qsort and signal stacks do).
     check_callers_real(run, {"/deep-fp": workload_path("baseline/deep-fp", run.kernel),
                              "/libdeepso.so": workload_path("baseline/libdeepso.so", run.kernel)})
+    # No SFrame and no service: its frames are counted as such.
+    without = module_stat(run.artefacts, "lookups_without_section")
+    run.verdict(without is not None and without > 0,
+                f"stats: {without} lookups in files without a section",
+                f"stats: lookups_without_section {without}, want > 0")

@@ -33,7 +33,8 @@ unload_module sframe_unwind
 run stock
 load_module sframe_unwind
 run module
-for s in ranges_fresh lookups_fresh lookups_in_changed_range fresh_slots_full; do
+for s in ranges_fresh lookups_fresh lookups_in_changed_range fresh_slots_full \
+	lookups_unread lookups_without_section; do
 	metric "$s" "$(stat_value "$s")"
 done
 sframe_done module

@@ -1,8 +1,7 @@
 """Host half of sframe-sidecar-libc: libc's sidecars complete qsort and signal."""
 
-import re
-
 from vmlib.machinecode import realise_artefacts, workload_path
+from vmlib.scenario import module_stat
 from vmlib.stackcheck import check_patterns, check_recording
 
 # the module's counters at the end: libc's and ld.so's sidecars loaded,
@@ -20,8 +19,7 @@ def check(run):
     text = status.decode() if status else ""
     for name in ("libc.so.6", "ld-linux-aarch64.so.1"):
         run.verdict(name in text, f"status lists {name}", f"status does not list {name}")
-    stats = (run.artefacts.get("module.stats") or b"").decode()
     for counter, want in WANT_STATS.items():
-        m = re.search(rf"^{counter}: (\d+)$", stats, re.M)
-        run.verdict(m and int(m.group(1)) == want, f"stats: {counter} {want}",
-                    f"stats: {counter} {m.group(1) if m else 'missing'}, want {want}")
+        got = module_stat(run.artefacts, counter)
+        run.verdict(got == want, f"stats: {counter} {want}",
+                    f"stats: {counter} {got if got is not None else 'missing'}, want {want}")

@@ -113,6 +113,16 @@ def discover(directories=SCENARIO_DIRS):
     return sorted(found.values(), key=lambda s: os.path.basename(s.path))
 
 
+def module_stat(artefacts, name, stats="module.stats"):
+    """Return counter name of the module's stats file saved as artefact stats, or None."""
+    text = artefacts.get(stats, b"").decode(errors="replace")
+    for line in text.splitlines():
+        key, _, value = line.partition(": ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return None
+
+
 class ScenarioRun:
     """The outcome of one scenario on one kernel, as the host judges it."""
 

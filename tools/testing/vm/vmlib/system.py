@@ -32,6 +32,7 @@ import shutil
 import subprocess
 
 from . import channel, console, kernels, qemu, sysimage
+from .scenario import module_stat
 from .stackcheck import (MIN_SAMPLES, bpftrace_stacks, folded_stacks,
                          mean_user_frames, samples_through, stacks_through)
 from .tap import Tap
@@ -151,19 +152,10 @@ def judge_stacks(report, recordings):
     return failures, passes
 
 
-def kernel_bytes(report, stats):
-    """Return the module's kernel_bytes in the artefact stats, or None."""
-    text = report.artefacts.get(stats, b"").decode(errors="replace")
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        if name == "kernel_bytes":
-            return int(value)
-    return None
-
-
 def judge_memory(report, failures, passes):
     """The service's kernel bytes after the workloads against load --system's."""
-    service, system = kernel_bytes(report, "module.stats"), kernel_bytes(report, "system.stats")
+    service = module_stat(report.artefacts, "kernel_bytes")
+    system = module_stat(report.artefacts, "kernel_bytes", "system.stats")
     if service is None or system is None:
         failures.append("memory: no kernel_bytes from the service or from load --system")
         return
