@@ -574,7 +574,9 @@ class InventedFramesTest(unittest.TestCase):
         self.real, self.not_call = off, off - 1
 
     def _perf(self, *frames):
-        return "deep 7\n" + "".join(f"\t{ip:x} f ({dso})\n" for ip, dso in frames)
+        """perf script text of one sample: frames are (ip, dso[, symbol])."""
+        lines = [f"\t{f[0]:x} {f[2] if len(f) > 2 else 'f'} ({f[1]})\n" for f in frames]
+        return "deep 7\n" + "".join(lines)
 
     def test_callers_after_calls_are_real(self):
         text = self._perf((0x10, "/w/deep"), (self.real, "/w/deep"))
@@ -594,6 +596,24 @@ class InventedFramesTest(unittest.TestCase):
                                   (self.not_call, "/w/deep"))
                 self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}),
                                  (judged, judged))
+
+    def test_frame_after_the_vdso_trampoline_is_not_judged(self):
+        for sym, judged in (("__kernel_rt_sigreturn", 0), ("__kernel_clock_gettime", 1)):
+            text = self._perf((0x10, "/w/deep"), (0x7bc, "[vdso]", sym),
+                              (self.not_call, "/w/deep"))
+            self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}),
+                             (judged, judged))
+
+    def test_arm64_perf_lr_minus_one_is_dropped(self):
+        deep = machinecode.workload_path("v3-binutils-2.47/deep", "arm64-debian-6.12")
+        returns, loads = machinecode.call_returns(deep)
+        vaddr = min(returns)
+        real = next(o - v + vaddr for v, o, size in loads if v <= vaddr < v + size)
+        run = scenario.ScenarioRun("arm64-debian-6.12", None)
+        text = self._perf((0x10, "/w/deep"), (real - 1, "/w/deep"), (real, "/w/deep"))
+        run.artefacts["chain.perf"] = text.encode()
+        self.assertEqual(machinecode.count_invented(run, {"/deep": deep}), (0, 1))
+        self.assertEqual(machinecode.invented_frames(text, {"/deep": deep}), (1, 2))
 
 
 class BuildToolsTest(unittest.TestCase):
