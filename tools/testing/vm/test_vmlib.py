@@ -604,6 +604,35 @@ class InventedFramesTest(unittest.TestCase):
             self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}),
                              (judged, judged))
 
+    def test_frame_after_go_async_preemption_is_not_judged(self):
+        for sym, judged in (("runtime.asyncPreempt.abi0", 0), ("runtime.morestack", 1)):
+            text = self._perf((0x10, "/w/deep"), (self.real, "/w/deep", sym),
+                              (self.not_call, "/w/deep"))
+            self.assertEqual(machinecode.invented_frames(text, {"/deep": self.deep}),
+                             (judged, judged + 1))
+
+    def test_go_goexit_plus_one_instruction_is_planted(self):
+        listing = ("000000000045ebc0 <runtime.goexit.abi0>:\n  45ebc0:\tnop\n"
+                   "00000000000ebc00 <runtime.goexit1>:\n")
+        for machine, planted in ((62, {0x45ebc1}), (183, {0x45ebc4})):
+            with unittest.mock.patch.object(machinecode, "disassembly", return_value=listing), \
+                    unittest.mock.patch.object(machinecode, "_machine", return_value=machine):
+                machinecode.planted_returns.cache_clear()
+                self.assertEqual(machinecode.planted_returns(f"/go-{machine}"), planted)
+        machinecode.planted_returns.cache_clear()
+
+    def test_process_addresses_are_not_judged(self):
+        main = next(a for a, name in machinecode.function_starts(self.deep) if name == "main")
+        loads = machinecode.call_returns(self.deep)[1]
+        offset = next(o - v + main for v, o, size in loads if v <= main < v + size)
+        for ip, placed in ((offset, True), (0xaaaada680000 + main, False)):
+            run = scenario.ScenarioRun("debian-6.12", None)
+            run.artefacts["chain.perf"] = self._perf((ip, "/w/deep", "main")).encode()
+            self.assertEqual(machinecode.prints_offsets(run, {"/deep": self.deep}, ["chain"]),
+                             placed)
+            machinecode.check_callers_real(run, {"/deep": self.deep}, ["chain"])
+            self.assertEqual(bool(run.subtests), not placed)
+
     def test_arm64_perf_lr_minus_one_is_dropped(self):
         deep = machinecode.workload_path("v3-binutils-2.47/deep", "arm64-debian-6.12")
         returns, loads = machinecode.call_returns(deep)

@@ -3,7 +3,7 @@
 import re
 import subprocess
 
-from vmlib.machinecode import invented_frames, realise_artefacts, workload_path
+from vmlib.machinecode import check_callers_real, realise_artefacts, workload_path
 from vmlib.stackcheck import check_recording
 
 STATIC = "v3-binutils-2.47/deep-static"
@@ -33,32 +33,21 @@ def libc_frames_marked(perf_text, libc_syms):
                   perf_text, flags=re.M)
 
 
-def check_frames_real(run, name, static):
-    """Every caller the module reports is in the program, after a call.
-
-    Without the fill the walk leaves the program's own section in libc,
-    whose code keeps no frame pointer: the frame-pointer floor must then
-    stop, not report the words RBP points at (the stock walker's, and
-    the module's before it checked, were data: "[unknown]" callers).
-    """
-    invented, checked = invented_frames(run.artefacts[f"{name}.perf"].decode(),
-                                        {"/deep-static": static}, unknown_invented=True)
-    run.metric(f"{name}_invented_frames", str(invented))
-    run.verdict(checked > 0 and invented == 0,
-                f"{name}: all {checked} callers in the program follow a call",
-                f"{name}: {invented} of {checked} callers follow no call")
-
-
 def check(run):
     """Without the fill, qsort stops in libc; with it, both reach main."""
     static = workload_path(STATIC)
     libc_syms = defined_symbols(static) - defined_symbols(workload_path(DYNAMIC))
-    for name in ("own-qsort", "qsort", "chain"):
-        perf = run.artefacts.get(f"{name}.perf")
-        if perf is not None:
-            check_frames_real(run, name, static)
-            run.artefacts[f"{name}.perf"] = libc_frames_marked(
-                perf.decode(), libc_syms).encode()
+    recordings = [name for name in ("own-qsort", "qsort", "chain")
+                  if f"{name}.perf" in run.artefacts]
+    # Every caller the module reports is in the program, after a call.
+    # Without the fill the walk leaves the program's own section in libc,
+    # whose code keeps no frame pointer: the frame-pointer floor must then
+    # stop, not report the words RBP points at (the stock walker's, and
+    # the module's before it checked, were data: "[unknown]" callers).
+    check_callers_real(run, {"/deep-static": static}, recordings, unknown_invented=True)
+    for name in recordings:
+        run.artefacts[f"{name}.perf"] = libc_frames_marked(
+            run.artefacts[f"{name}.perf"].decode(), libc_syms).encode()
     realise_artefacts(run, static)
     check_recording(run, "own-qsort", ("<", 0.5))
     check_recording(run, "qsort", (">=", 0.99))

@@ -21,6 +21,7 @@ leaf.
 """
 
 from vmlib.kernels import arch_of
+from vmlib.machinecode import check_callers_real, count_invented, guest_workload_path
 from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, judge, parse_perf_samples, worse_than_stock
 
 # name: (command name, leaves measured, outermost frame's name prefix,
@@ -62,6 +63,17 @@ def check(run):
     for mode in ("go-bare", "go-module"):
         if measured[mode] and measured["go-stock"]:
             never_worse(run, mode, measured[mode], measured["go-stock"])
+    judge_callers(run, programs)
+
+
+def judge_callers(run, programs):
+    """Every caller the module reports in the programs follows a call, or is
+    Go's goexit + 1 (vmlib/machinecode.py); stock's are only counted."""
+    objects = {f"/{PROGRAMS[p][0]}": guest_workload_path(f"/workloads/project/gorust/{PROGRAMS[p][0]}",
+                                                        run.kernel) for p in programs}
+    check_callers_real(run, objects, [m for p in programs for m in (f"{p}-module", f"{p}-bare")
+                                      if f"{m}.perf" in run.artefacts])
+    count_invented(run, objects, [f"{p}-stock" for p in programs])
 
 
 def judge_complete(run, measured, programs):

@@ -19,7 +19,7 @@ host cannot place.
 """
 
 from vmlib.kernels import arch_of
-from vmlib.machinecode import guest_workload_path, invented_frames
+from vmlib.machinecode import check_callers_real, count_invented, guest_workload_path
 from vmlib.stackcheck import (MIN_SAMPLES, chain_frames_found, chain_matches, parse_expect,
                               parse_perf_script, worse_than_stock)
 
@@ -58,24 +58,14 @@ def recording(run, name):
     return samples, complete, found
 
 
-def check_frames_real(run, name):
-    """Report the callers of recording NAME that follow no call; the module's must be none."""
-    objects = {path: guest_workload_path(path, run.kernel) for path in OBJECTS}
-    invented, checked = invented_frames(run.artefacts[f"{name}.perf"].decode(errors="replace"),
-                                        objects)
-    run.metric(f"{name}_invented_frames", str(invented))
-    if name.startswith("module-"):
-        run.verdict(invented == 0, f"{name}: all {checked} callers in mixwalk follow a call",
-                    f"{name}: {invented} of {checked} callers in mixwalk follow no call")
-
-
 def check(run):
     """Assert the module's stacks are never worse than stock's, per pattern."""
     x86 = arch_of(run.kernel) != "arm64"
+    if x86:
+        objects = {path: guest_workload_path(path, run.kernel) for path in OBJECTS}
+        check_callers_real(run, objects, [f"module-{p}" for p in PATTERNS])
+        count_invented(run, objects, [f"stock-{p}" for p in PATTERNS])
     for p in PATTERNS:
-        for name in (f"stock-{p}", f"module-{p}"):
-            if x86 and f"{name}.perf" in run.artefacts:
-                check_frames_real(run, name)
         stock, module = recording(run, f"stock-{p}"), recording(run, f"module-{p}")
         if not stock or not module:
             continue
