@@ -220,6 +220,32 @@ wait_maps()
 	done
 }
 
+# wait_loads LIMIT_MS: wait until no file entry of the module is still
+# being read (status "loading" in its files view); print the milliseconds
+# it took.  Returns 1 after LIMIT_MS with one still loading.
+wait_loads()
+{
+	wl_start=$(uptime_ms)
+	while grep -q ": loading, " /sys/kernel/debug/sframe_unwind/files; do
+		[ $(($(uptime_ms) - wl_start)) -ge "$1" ] && return 1
+		sleep 0.05
+	done
+	echo $(($(uptime_ms) - wl_start))
+}
+
+# wait_file PATH STATUS LIMIT_MS: wait until the module's entry for PATH
+# says STATUS in its files view (e.g. "not in page cache"); print the
+# milliseconds it took.  Returns 1 after LIMIT_MS without it.
+wait_file()
+{
+	wf_start=$(uptime_ms)
+	until grep -q "^$1: $2, " /sys/kernel/debug/sframe_unwind/files; do
+		[ $(($(uptime_ms) - wf_start)) -ge "$3" ] && return 1
+		sleep 0.05
+	done
+	echo $(($(uptime_ms) - wf_start))
+}
+
 # wait_sidecars PID ROOT LIMIT_MS FILE...: wait until PID has a sidecar in
 # use for each FILE, named by its path in a container whose root is ROOT
 # (as 6.12 names it) or by ROOT/FILE (as 6.1 does); after LIMIT_MS

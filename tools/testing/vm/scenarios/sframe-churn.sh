@@ -9,7 +9,7 @@
 load_module sframe_unwind
 W=/workloads/v3-binutils-2.47/deep
 $W dlopen 0.05 > /dev/null
-sleep 1
+wait_loads 10000 > /dev/null || result fail "a file still loading after 10 s"
 files=$(stat_value files_cached)
 bytes=$(stat_value kernel_bytes)
 end=$(($(date +%s) + 60))
@@ -18,7 +18,7 @@ while [ "$(date +%s)" -lt $end ]; do
 	$W dlopen 0.01 > /dev/null || { result fail "workload failed"; exit 1; }
 	runs=$((runs + 1))
 done
-sleep 1
+wait_loads 10000 > /dev/null || result fail "a file still loading after 10 s"
 metric churn_runs $runs
 if [ "$(stat_value files_cached)" = "$files" ] && [ "$(stat_value kernel_bytes)" = "$bytes" ]; then
 	result ok "$runs exec+dlopen runs: cache stayed at $files files, $bytes bytes"

@@ -32,7 +32,11 @@ for i in 1 2 3; do
 	$W chain 4 > /tmp/chain.expect &
 	pids="$pids $!"
 done
-sleep 1
+# Each copy's exec done: its map has the section.
+for p in $pids; do
+	wait_maps "^$p .* FDEs $W\$" 10000 > /dev/null ||
+		result fail "no section in process $p's map after 10 s"
+done
 : > /tmp/maps
 for p in $pids; do
 	echo "@@ pid $p" >> /tmp/maps

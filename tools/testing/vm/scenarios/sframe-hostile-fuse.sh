@@ -36,10 +36,12 @@ fi
 $P/runas 1000 $P/execmap hold $FILE > /tmp/hold.out 2>&1 &
 holder=$!
 wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $FILE"
-sleep 1
+# The module reads it from the page cache alone, where it is not.
+wait_file $FILE "not in page cache" 5000 > /dev/null ||
+	result fail "$FILE is not 'not in page cache' after 5 s"
 $P/runas 1000 $FILE > /dev/null 2>&1 &
 runner=$!
-sleep 1
+wait_text /tmp/stallfs.out "READ 1 kept" 5 || result fail "the exec of $FILE sent no READ"
 cat /tmp/hold.out /tmp/stallfs.out
 
 # Another user's fresh SFrame program must get its section promptly.

@@ -73,15 +73,10 @@ kill -USR1 $server
 $P/runas 1000 $P/execmap hold $DISK/deep > /tmp/hold.out 2>&1 &
 holder=$!
 wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $DISK/deep"
-end=$(($(uptime_ms) + 5000))
-until grep -q "^$DISK/deep: not in page cache" $FILES; do
-	[ "$(uptime_ms)" -ge $end ] && break
-	sleep 0.1
-done
-grep "^$DISK/deep:" $FILES
 verdict "$DISK/deep read from the page cache only" \
 	"$DISK/deep is not 'not in page cache' after 5 s: its read waits on the loop device" \
-	grep -q "^$DISK/deep: not in page cache" $FILES
+	wait_file $DISK/deep "not in page cache" 5000
+grep "^$DISK/deep:" $FILES
 cat /tmp/stallfs.out
 verdict "no READ reached the stalled server" \
 	"the module's read reached the stalled server through the loop device" \

@@ -41,7 +41,7 @@ while [ "$(grep -c holding /tmp/subuids.out)" -lt $COPIES ]; do
 	fi
 	sleep 0.5
 done
-sleep 3
+wait_loads 30000 > /dev/null || result fail "a file still loading 30 s after the flood"
 cat /tmp/subuids.out
 grown=$(($(stat_value kernel_bytes) - bytes0))
 metric subuid_flood_bytes "$grown"
