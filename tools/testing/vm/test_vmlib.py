@@ -621,25 +621,31 @@ class InventedFramesTest(unittest.TestCase):
                 self.assertEqual(machinecode.planted_returns(f"/go-{machine}"), planted)
         machinecode.planted_returns.cache_clear()
 
-    def test_process_addresses_are_not_judged(self):
-        main = next(a for a, name in machinecode.function_starts(self.deep) if name == "main")
-        loads = machinecode.call_returns(self.deep)[1]
-        offset = next(o - v + main for v, o, size in loads if v <= main < v + size)
-        for ip, placed in ((offset, True), (0xaaaada680000 + main, False)):
-            run = scenario.ScenarioRun("debian-6.12", None)
-            run.artefacts["chain.perf"] = self._perf((ip, "/w/deep", "main")).encode()
-            self.assertEqual(machinecode.prints_offsets(run, {"/deep": self.deep}, ["chain"]),
-                             placed)
-            machinecode.check_callers_real(run, {"/deep": self.deep}, ["chain"])
-            self.assertEqual(bool(run.subtests), not placed)
+    def test_process_addresses_are_placed_by_their_function(self):
+        returns, loads = machinecode.call_returns(self.deep)
+        ret = min(returns)
+        name = machinecode.function_at(self.deep, ret)
+        offset = next(o - v + ret for v, o, size in loads if v <= ret < v + size)
+        base = 0x55d1c0de0000
+        for ip, offsets in ((offset, True), (base + ret, False)):
+            for delta, invented in ((0, 0), (-1, 1)):
+                run = scenario.ScenarioRun("debian-6.12", None)
+                text = self._perf((0x10, "/w/deep", "[unknown]"), (ip + delta, "/w/deep", name))
+                run.artefacts["chain.perf"] = text.encode()
+                objects = {"/deep": self.deep}
+                self.assertEqual(machinecode.prints_offsets(run, objects, ["chain"]), offsets)
+                self.assertEqual(machinecode.count_invented(run, objects, ["chain"]),
+                                 (invented, 1))
 
     def test_arm64_perf_lr_minus_one_is_dropped(self):
         deep = machinecode.workload_path("v3-binutils-2.47/deep", "arm64-debian-6.12")
         returns, loads = machinecode.call_returns(deep)
-        vaddr = min(returns)
-        real = next(o - v + vaddr for v, o, size in loads if v <= vaddr < v + size)
+        ret = min(returns)
+        name = machinecode.function_at(deep, ret)
+        real = next(o - v + ret for v, o, size in loads if v <= ret < v + size)
         run = scenario.ScenarioRun("arm64-debian-6.12", None)
-        text = self._perf((0x10, "/w/deep"), (real - 1, "/w/deep"), (real, "/w/deep"))
+        text = self._perf((0x10, "/w/deep"), (real - 1, "/w/deep", name),
+                          (real, "/w/deep", name))
         run.artefacts["chain.perf"] = text.encode()
         self.assertEqual(machinecode.count_invented(run, {"/deep": deep}), (0, 1))
         self.assertEqual(machinecode.invented_frames(text, {"/deep": deep}), (1, 2))
