@@ -297,14 +297,45 @@ def follows_call(binary, vaddr):
     return vaddr in call_returns(binary)[0] or vaddr in planted_returns(binary)
 
 
+# the smallest page of the guests: a load base is a multiple of it
+PAGE = 4096
+
+
+@functools.lru_cache(maxsize=None)
+def function_starts(binary):
+    """Return the sorted addresses and names of binary's functions, as
+    objdump -d heads them."""
+    return sorted((int(address, 16), name) for address, name in
+                  re.findall(r"^([0-9a-f]+) <([^>]+)>:$", disassembly(binary), re.M))
+
+
+def function_at(binary, vaddr):
+    """Return the name of binary's function holding vaddr, or None."""
+    starts = function_starts(binary)
+    i = bisect.bisect_right(starts, (vaddr, "\uffff")) - 1
+    return starts[i][1] if i >= 0 else None
+
+
+@functools.lru_cache(maxsize=None)
+def function_spans(binary):
+    """Return {name: (start, end)} of binary's functions, each ending where
+    the next begins (the first of two with one name)."""
+    starts = function_starts(binary)
+    spans = {}
+    for (start, name), (end, _) in zip(starts, starts[1:] + [(starts[-1][0] + PAGE, "")]):
+        spans.setdefault(name, (start, end))
+    return spans
+
+
+def object_of(objects, frame):
+    """Return the host's copy of the object of objects frame is in, or None."""
+    return next((path for suffix, path in objects.items() if frame.dso.endswith(suffix)), None)
+
+
 def offset_vaddr(binary, frame):
     """Return the address in binary of a frame perf printed as its offset
     in the file (x86-64's perf, arm64-debian-6.1's), or None."""
     return to_vaddr(call_returns(binary)[1], int(frame.ip, 16))
-
-
-# the smallest page of the guests: a load base is a multiple of it
-PAGE = 4096
 
 
 def symbol_vaddr(binary, frame):
@@ -312,13 +343,12 @@ def symbol_vaddr(binary, frame):
     in the process (arm64-debian-6.12's perf), or None: the one in the
     function perf named that is at the same offset in its page (the load
     base is page aligned), if only one is."""
-    starts = function_starts(binary)
-    for i, (start, name) in enumerate(starts):
-        if name == frame.sym:
-            end = starts[i + 1][0] if i + 1 < len(starts) else start + PAGE
-            first = start + (int(frame.ip, 16) - start) % PAGE
-            return first if first < end <= first + PAGE else None
-    return None
+    span = function_spans(binary).get(frame.sym)
+    if span is None:
+        return None
+    start, end = span
+    first = start + (int(frame.ip, 16) - start) % PAGE
+    return first if first < end <= first + PAGE else None
 
 
 # x86-64 libc's rt_sigreturn trampoline (__restore_rt): mov $15, %rax; syscall
@@ -371,8 +401,7 @@ def invented_frames(perf_text, objects, unknown_invented=False, place=offset_vad
         for before, frame in zip(user, user[1:]):
             if next_is_interrupted_ip(before):
                 continue
-            binary = next((path for suffix, path in objects.items()
-                           if frame.dso.endswith(suffix)), None)
+            binary = object_of(objects, frame)
             vaddr = place(binary, frame) if binary else None
             if vaddr is not None:
                 checked += 1
@@ -408,21 +437,6 @@ def count_invented(run, objects, recordings=PATTERNS, unknown_invented=False):
     return invented, checked
 
 
-@functools.lru_cache(maxsize=None)
-def function_starts(binary):
-    """Return the sorted addresses and names of binary's functions, as
-    objdump -d heads them."""
-    return sorted((int(address, 16), name) for address, name in
-                  re.findall(r"^([0-9a-f]+) <([^>]+)>:$", disassembly(binary), re.M))
-
-
-def function_at(binary, vaddr):
-    """Return the name of binary's function holding vaddr, or None."""
-    starts = function_starts(binary)
-    i = bisect.bisect_right(starts, (vaddr, "\uffff")) - 1
-    return starts[i][1] if i >= 0 else None
-
-
 # frames prints_offsets() looks at, and the share that must fall in the
 # function perf named
 PLACE_FRAMES = 50
@@ -438,8 +452,7 @@ def prints_offsets(run, objects, recordings):
     for name in recordings:
         perf = run.artefacts.get(f"{name}.perf", b"").decode(errors="replace")
         for frame in (f for frames in parse_perf_script(perf) for f in frames):
-            binary = next((path for suffix, path in objects.items()
-                           if frame.dso.endswith(suffix)), None)
+            binary = object_of(objects, frame)
             if binary is None or frame.sym == "[unknown]":
                 continue
             vaddr = offset_vaddr(binary, frame)
