@@ -200,50 +200,58 @@ uptime_ms()
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
-# wait_maps REGEX LIMIT_MS: wait until a range of the module's maps,
-# prefixed with its process's pid ("PID  start-end ..."), matches REGEX;
-# print the milliseconds it took.  Returns 1 after LIMIT_MS without one.
-# maps is read under RCU only, so this cannot block on the module's locks.
-wait_maps()
+# wait_for LIMIT_MS COMMAND...: run COMMAND every 50 ms until it succeeds;
+# print the milliseconds it took.  Returns 1 after LIMIT_MS without success.
+wait_for()
 {
-	ws_start=$(uptime_ms)
+	wo_limit=$1
+	shift
+	wo_start=$(uptime_ms)
 	while :; do
-		ws_now=$(uptime_ms)
-		if timeout 5 cat /sys/kernel/debug/sframe_unwind/maps |
-		   awk '/^pid / { pid = $2; next } { print pid $0 }' |
-		   grep -E "$1" > /dev/null; then
-			echo $((ws_now - ws_start))
+		wo_now=$(uptime_ms)
+		if "$@"; then
+			echo $((wo_now - wo_start))
 			return 0
 		fi
-		[ $((ws_now - ws_start)) -ge "$2" ] && return 1
+		[ $((wo_now - wo_start)) -ge "$wo_limit" ] && return 1
 		sleep 0.05
 	done
 }
 
-# wait_loads LIMIT_MS: wait until no file entry of the module is still
-# being read (status "loading" in its files view); print the milliseconds
-# it took.  Returns 1 after LIMIT_MS with one still loading.
+# maps_match REGEX: a range of the module's maps, prefixed with its
+# process's pid ("PID  start-end ..."), matches REGEX.  maps is read under
+# RCU only, so this cannot block on the module's locks.
+maps_match()
+{
+	timeout 5 cat /sys/kernel/debug/sframe_unwind/maps |
+		awk '/^pid / { pid = $2; next } { print pid $0 }' |
+		grep -E "$1" > /dev/null
+}
+
+# wait_maps REGEX LIMIT_MS: wait_for maps_match REGEX.
+wait_maps()
+{
+	wait_for "$2" maps_match "$1"
+}
+
+# no_loads: no file entry of the module is still being read (status
+# "loading" in its files view).
+no_loads()
+{
+	! grep -q ": loading, " /sys/kernel/debug/sframe_unwind/files
+}
+
+# wait_loads LIMIT_MS: wait_for no_loads.
 wait_loads()
 {
-	wl_start=$(uptime_ms)
-	while grep -q ": loading, " /sys/kernel/debug/sframe_unwind/files; do
-		[ $(($(uptime_ms) - wl_start)) -ge "$1" ] && return 1
-		sleep 0.05
-	done
-	echo $(($(uptime_ms) - wl_start))
+	wait_for "$1" no_loads
 }
 
-# wait_file PATH STATUS LIMIT_MS: wait until the module's entry for PATH
-# says STATUS in its files view (e.g. "not in page cache"); print the
-# milliseconds it took.  Returns 1 after LIMIT_MS without it.
+# wait_file PATH STATUS LIMIT_MS: wait_for the module's entry for PATH to
+# say STATUS in its files view (e.g. "not in page cache").
 wait_file()
 {
-	wf_start=$(uptime_ms)
-	until grep -q "^$1: $2, " /sys/kernel/debug/sframe_unwind/files; do
-		[ $(($(uptime_ms) - wf_start)) -ge "$3" ] && return 1
-		sleep 0.05
-	done
-	echo $(($(uptime_ms) - wf_start))
+	wait_for "$3" grep -q "^$1: $2, " /sys/kernel/debug/sframe_unwind/files
 }
 
 # wait_sidecars PID ROOT LIMIT_MS FILE...: wait until PID has a sidecar in
