@@ -11,11 +11,9 @@ no SP: an SFrame caller after one is stepped by the next record, as the
 stock walker steps it (design.rst), and only never-worse is asserted
 there, and completeness of the all-SFrame control.
 
-On x86-64, every caller the module reports in mixwalk and its library
-must follow a call instruction (frames the stock walker invents count for
-nothing: they match no name of the chain).  The AArch64 guest's perf
-prints a frame as its address in the process, not in the file, which the
-host cannot place.
+Every caller the module reports in mixwalk and its library must follow a
+call instruction (frames the stock walker invents count for nothing: they
+match no name of the chain; check_callers_real() in vmlib/machinecode.py).
 """
 
 from vmlib.kernels import arch_of
@@ -61,10 +59,9 @@ def recording(run, name):
 def check(run):
     """Assert the module's stacks are never worse than stock's, per pattern."""
     x86 = arch_of(run.kernel) != "arm64"
-    if x86:
-        objects = {path: guest_workload_path(path, run.kernel) for path in OBJECTS}
-        check_callers_real(run, objects, [f"module-{p}" for p in PATTERNS])
-        count_invented(run, objects, [f"stock-{p}" for p in PATTERNS])
+    objects = {path: guest_workload_path(path, run.kernel) for path in OBJECTS}
+    check_callers_real(run, objects, [f"module-{p}" for p in PATTERNS])
+    count_invented(run, objects, [f"stock-{p}" for p in PATTERNS])
     for p in PATTERNS:
         stock, module = recording(run, f"stock-{p}"), recording(run, f"module-{p}")
         if not stock or not module:
