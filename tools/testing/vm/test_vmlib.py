@@ -568,9 +568,8 @@ class InventedFramesTest(unittest.TestCase):
     def setUp(self):
         self.deep = machinecode.workload_path("v3-binutils-2.47/deep")
         returns, loads = machinecode.call_returns(self.deep)
-        vaddr = min(returns)
         # the file offsets of a return address and of the byte before it
-        off = next(o - v + vaddr for v, o, size in loads if v <= vaddr < v + size)
+        off = machinecode.to_file_offset(loads, min(returns))
         self.real, self.not_call = off, off - 1
 
     def _perf(self, *frames):
@@ -625,7 +624,7 @@ class InventedFramesTest(unittest.TestCase):
         returns, loads = machinecode.call_returns(self.deep)
         ret = min(returns)
         name = machinecode.function_at(self.deep, ret)
-        offset = next(o - v + ret for v, o, size in loads if v <= ret < v + size)
+        offset = machinecode.to_file_offset(loads, ret)
         base = 0x55d1c0de0000
         for ip, offsets in ((offset, True), (base + ret, False)):
             for delta, invented in ((0, 0), (-1, 1)):
@@ -642,7 +641,7 @@ class InventedFramesTest(unittest.TestCase):
         returns, loads = machinecode.call_returns(deep)
         ret = min(returns)
         name = machinecode.function_at(deep, ret)
-        real = next(o - v + ret for v, o, size in loads if v <= ret < v + size)
+        real = machinecode.to_file_offset(loads, ret)
         run = scenario.ScenarioRun("arm64-debian-6.12", None)
         text = self._perf((0x10, "/w/deep"), (real - 1, "/w/deep", name),
                           (real, "/w/deep", name))

@@ -19,8 +19,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <linux/fuse.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
