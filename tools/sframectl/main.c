@@ -26,6 +26,8 @@ static void print_usage(FILE *out)
 		"       sframectl serve [--cache DIR] [--cache-max-mb N]\n"
 		"                       [--owner-cache-mb N] [--run-dir DIR]\n"
 		"                       [--root-only] [--jobs N] [--once]\n"
+		"       sframectl warm [--cache DIR] [--cache-max-mb N]\n"
+		"                      [--stamp FILE] [DIR|FILE...]\n"
 		"\n"
 		"  dump    print the section as binutils' objdump --sframe does\n"
 		"  check   validate; print 'FILE: ok (...)' or the reason\n"
@@ -39,6 +41,8 @@ static void print_usage(FILE *out)
 		"  serve   supply sidecars for every object mapped, now and as\n"
 		"          the module reports them, kept in a cache named by\n"
 		"          the bytes they are made from\n"
+		"  warm    fill serve's cache for root's ELF objects in DIRs\n"
+		"          (the system's by default), at idle priority\n"
 		"  --raw   FILE is a bare .sframe section, not an ELF object\n");
 }
 
@@ -185,6 +189,7 @@ static const struct command {
 	{ "unload", sframe_unload_command },
 	{ "status", sframe_status_command },
 	{ "serve", sframe_serve_command },
+	{ "warm", sframe_warm_command },
 };
 
 int main(int argc, char **argv)

@@ -283,10 +283,24 @@ static bool serve_cache_current(int dir, const char *name)
 	return ok;
 }
 
+/* Use the cache directory @dir, capped at @max_mb MiB, counting in @st. */
+static void serve_cache_init(struct serve_cache *c, const char *dir,
+			     unsigned int max_mb,
+			     struct sframe_serve_cache_state *st)
+{
+	*c = (struct serve_cache){
+		.dir = dir, .max_bytes = (unsigned long long)max_mb << 20,
+		.st = st,
+	};
+	st->max_mib = max_mb;
+}
+
 /*
- * Use the cache directory @dir, capped at @max_mb MiB, counting in @st:
- * remove what earlier versions left (other formats, build-ID names,
- * unfinished writes) and evict down to the cap.  0, or -errno.
+ * The service's cache directory @dir, capped at @max_mb MiB, counting in
+ * @st: remove what earlier versions left (other formats, build-ID names,
+ * unfinished writes) and evict down to the cap.  Only the one service
+ * may: what looks unfinished may be a write of its own in progress.
+ * 0, or -errno.
  */
 int serve_cache_open(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st)
@@ -294,11 +308,7 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 	struct dirent *d;
 	DIR *dp;
 
-	*c = (struct serve_cache){
-		.dir = dir, .max_bytes = (unsigned long long)max_mb << 20,
-		.st = st,
-	};
-	st->max_mib = max_mb;
+	serve_cache_init(c, dir, max_mb, st);
 	dp = opendir(dir);
 	if (!dp)
 		return -errno;
@@ -314,6 +324,24 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 	}
 	closedir(dp);
 	/* Counts what is left, and evicts if the cap was lowered. */
+	serve_cache_evict(c);
+	return 0;
+}
+
+/*
+ * Add to the cache @dir beside the service (sframectl warm): entries are
+ * written whole and renamed into place, and evicted by what is on disk,
+ * so two writers may share it; nothing is tidied away.  Finding an
+ * entry is not a use: its time, which eviction goes by, stays.  0, or
+ * -errno.
+ */
+int serve_cache_join(struct serve_cache *c, const char *dir,
+		     unsigned int max_mb, struct sframe_serve_cache_state *st)
+{
+	serve_cache_init(c, dir, max_mb, st);
+	c->peek = true;
+	if (access(dir, W_OK | X_OK))
+		return -errno;
 	serve_cache_evict(c);
 	return 0;
 }
@@ -354,7 +382,7 @@ static int serve_cache_verify(const struct serve_cache_header *h,
 
 /*
  * The sidecar cached for @key, verified, in *@data (the caller frees it)
- * and *@size; its last use is now.  0; -ENOENT when there is none;
+ * and *@size; its last use is now (unless @c only peeks).  0; -ENOENT when there is none;
  * -EBADMSG when the entry was refused (said, counted and removed); -errno.
  */
 int serve_cache_get(struct serve_cache *c, const struct serve_cache_key *key,
@@ -386,10 +414,10 @@ int serve_cache_get(struct serve_cache *c, const struct serve_cache_key *key,
 		      SERVE_CACHE_TRUNCATED :
 		      serve_cache_verify(h, st.st_size, key,
 					 in.file + sizeof(*h));
-		if (why < 0)
-			futimens(fd, NULL);	/* used now: evicted last */
-		else
+		if (why >= 0)
 			sframe_input_free(&in);
+		else if (!c->peek)
+			futimens(fd, NULL);	/* used now: evicted last */
 	}
 	close(fd);
 	if (why >= 0)

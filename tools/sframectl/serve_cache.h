@@ -23,10 +23,13 @@ struct serve_cache {
 	const char *dir;
 	unsigned long long max_bytes;
 	unsigned long long bytes;	/* what the entries take on disk */
+	bool peek;			/* a get is no use: times kept (warm) */
 	struct sframe_serve_cache_state *st;
 };
 
 int serve_cache_open(struct serve_cache *c, const char *dir,
+		     unsigned int max_mb, struct sframe_serve_cache_state *st);
+int serve_cache_join(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st);
 int serve_cache_file_digest(const u8 *file, size_t size,
 			    u8 digest[SERVE_CACHE_DIGEST]);

@@ -139,6 +139,7 @@ int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_code *code, const char *name,
 			    const u8 *data, size_t size, bool fill);
 int sframe_serve_command(int argc, char **argv);
+int sframe_warm_command(int argc, char **argv);
 
 /* Why the service could not supply an object's sidecar. */
 enum sframe_serve_fail {

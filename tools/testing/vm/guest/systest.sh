@@ -294,6 +294,47 @@ install_packages()
 	fi
 }
 
+# warm_started: the postinst started the warm-up (sframectl warm), which
+# runs still or has ended well.
+warm_started()
+{
+	unit=$SERVICE-warm
+	began=$(systemctl show -p ExecMainStartTimestampMonotonic --value $unit)
+	state=$(systemctl show -p ActiveState --value $unit)
+	how=$(systemctl show -p Result --value $unit)
+	if [ "${began:-0}" -gt 0 ] &&
+	   { [ "$state" = activating ] || [ "$how" = success ]; }; then
+		result ok "the postinst started $unit ($state, $how)"
+	else
+		systemctl status $unit
+		result fail "$unit: started at ${began:-0}, $state, $how"
+	fi
+}
+
+# warm_done LIMIT_S: wait for the warm-up to end; its summary line and
+# time as metrics.
+warm_done()
+{
+	unit=$SERVICE-warm
+	i=0
+	while [ "$(systemctl show -p ActiveState --value $unit)" = activating ]; do
+		i=$((i + 1))
+		[ $i -gt "$1" ] && break
+		sleep 1
+	done
+	line=$(journalctl -b -u $unit -o cat | sed -n 's/^sframectl warm: //p' | tail -1)
+	metric warm_objects "${line%% *}"
+	metric warm_made "$(echo "$line" | sed -n 's/.*: \([0-9]*\) sidecars made.*/\1/p')"
+	metric warm_s "$(echo "$line" | sed -n 's/.*; \([0-9.]*\) s$/\1/p')"
+	if [ "$(systemctl show -p Result --value $unit)" = success ] &&
+	   [ -n "$line" ]; then
+		result ok "the warm-up ended well: $line"
+	else
+		systemctl status $unit
+		result fail "the warm-up did not end well within $1 s: ${line:-no summary}"
+	fi
+}
+
 # purge: apt-get purge of both packages must leave no module, unit or
 # cache behind.
 purge()
@@ -322,6 +363,7 @@ purge()
 quick_phase()
 {
 	install_packages || return 1
+	warm_started
 	record perl perl
 	sframe_state module
 	purge
@@ -330,6 +372,9 @@ quick_phase()
 install_phase()
 {
 	install_packages || return 1
+	warm_started
+	# Its entries before the cache's snapshot below.
+	warm_done 900
 	record_programs
 	clients
 	upgrade

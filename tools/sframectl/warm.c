@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl warm: fill the service's disk cache before the objects are
+ * used.  Each of root's ELF objects under some directories (objects.c;
+ * by default the system's) whose entry the cache lacks is translated by
+ * a confined generator child, as serve has it done, checked as load
+ * checks a sidecar, and stored under the digest of its bytes
+ * (serve_cache.c); a process that maps it later gets its sidecar from
+ * the cache at once.  It runs at idle CPU and I/O priority, one child at
+ * a time, as the cache's owner, beside a running service.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "objects.h"
+#include "serve_cache.h"
+#include "serve_gen.h"
+#include "serve_supply.h"
+
+#define WARM_CACHE_DIR	"/var/cache/sframe-unwind"
+
+/* ioprio_set(2), which the C library does not wrap. */
+#define WARM_IOPRIO_WHO_PROCESS	1
+#define WARM_IOPRIO_CLASS_IDLE	3
+#define WARM_IOPRIO_CLASS_SHIFT	13
+
+struct warm {
+	struct serve_cache cache;
+	struct sframe_serve_cache_state cache_st;
+	unsigned int made, cached, own, not_roots, too_large, no_sframe,
+		     failed;
+	bool store_failed;
+};
+
+/*
+ * Drop to the owner of the cache directory @dir when root: the service
+ * that reads the entries runs as that user, and the files warm reads
+ * are root's, which that user can read as the service reads them.
+ * 0, or -1 (said).
+ */
+static int warm_become_owner(const char *dir)
+{
+	struct stat st;
+
+	if (geteuid())
+		return 0;
+	if (stat(dir, &st)) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!st.st_uid)
+		return 0;
+	if (setgroups(0, NULL) || setgid(st.st_gid) || setuid(st.st_uid)) {
+		fprintf(stderr, "sframectl: warm: cannot become uid %u, the owner of %s: %s\n",
+			(unsigned int)st.st_uid, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Idle CPU and I/O priority, inherited by the generator children: a
+ * machine's own work always goes first.  Where the system refuses one,
+ * said, and warm goes on at what it has.
+ */
+static void warm_idle(void)
+{
+	struct sched_param p = { 0 };
+
+	if (setpriority(PRIO_PROCESS, 0, 19) ||
+	    sched_setscheduler(0, SCHED_IDLE, &p) ||
+	    syscall(SYS_ioprio_set, WARM_IOPRIO_WHO_PROCESS, 0,
+		    WARM_IOPRIO_CLASS_IDLE << WARM_IOPRIO_CLASS_SHIFT))
+		fprintf(stderr, "sframectl: warm: cannot lower its priority: %s\n",
+			strerror(errno));
+}
+
+/* Translate @path's object, sealed in @input, into @key's entry. */
+static void warm_generate(struct warm *w, const char *path, int fd,
+			  int input, size_t size,
+			  const struct sframe_code *code, bool fill,
+			  const struct serve_cache_key *key)
+{
+	struct serve_gen_job j = { .out = -1 };
+	char why[SFRAME_MSG_MAX];
+	enum serve_gen_end end;
+	int ret;
+
+	end = serve_gen_start_translate(&j, input, size, fill);
+	end = serve_gen_wait(&j, end);
+	if (end == SERVE_GEN_FAILED) {
+		fprintf(stderr, "sframectl: warm: %s: cannot generate SFrame: %s\n",
+			path, serve_gen_why(&j, why, sizeof(why)));
+		w->no_sframe++;
+	} else if (end != SERVE_GEN_DONE) {
+		fprintf(stderr, "sframectl: warm: %s: generator %s\n", path,
+			serve_gen_end_str(end));
+		w->failed++;
+	} else {
+		/* From a child: checked as load checks it, before it is kept. */
+		ret = sframe_load_sidecar_obj(-1, fd, path, code, key->path,
+					      j.buf, j.len, fill);
+		if (ret == -ENODATA) {
+			w->own++;
+		} else if (ret) {
+			w->failed++;
+		} else {
+			ret = serve_cache_put(&w->cache, key, j.buf, j.len);
+			if (ret) {
+				fprintf(stderr, "sframectl: warm: %s: %s\n",
+					key->path, strerror(-ret));
+				w->store_failed = true;
+				w->failed++;
+			} else {
+				w->made++;
+			}
+		}
+	}
+	serve_gen_free(&j);
+}
+
+/*
+ * Open @path for warm: a regular file root owns and no one else may
+ * write, as the service treats as root's whoever maps it, no larger
+ * than the service reads.  The descriptor, or -1 (counted).
+ */
+static int warm_open(struct warm *w, const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+
+	if (fd < 0 || fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", path,
+			fd < 0 || errno ? strerror(errno) : "not a regular file");
+		w->failed++;
+	} else if (st->st_uid || (st->st_mode & 0022)) {
+		w->not_roots++;
+	} else if (st->st_size > SERVE_FILE_MAX) {
+		fprintf(stderr, "sframectl: warm: %s: %lld bytes, over the %lld the service reads of a file\n",
+			path, (long long)st->st_size, SERVE_FILE_MAX);
+		w->too_large++;
+	} else {
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Make sure the cache holds the entry of the object at @path. */
+static void warm_one(struct warm *w, const char *path)
+{
+	u8 digest[SERVE_CACHE_DIGEST], *side = NULL;
+	char msg[SFRAME_MSG_MAX] = "";
+	struct serve_cache_key key;
+	struct sframe_input obj;
+	struct sframe_code code;
+	struct stat st;
+	int fd, input;
+	size_t size;
+	bool fill;
+
+	errno = 0;
+	fd = warm_open(w, path, &st);
+	if (fd < 0)
+		return;
+	/* Read once, no more than it had; the child gets these bytes. */
+	input = sframe_input_load_sealed(&obj, fd, path, st.st_size, msg,
+					 sizeof(msg));
+	if (input < 0) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", path, msg);
+		w->failed++;
+		goto out;
+	}
+	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
+			    sizeof(msg))) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", path, msg);
+		w->failed++;
+		goto out;
+	}
+	/* What serve makes of it: only the gaps of a section of its own. */
+	fill = code.has_sframe;
+	if (serve_cache_file_digest(obj.file, obj.file_size, digest) ||
+	    serve_cache_key(&w->cache, digest, fill, &key)) {
+		fprintf(stderr, "sframectl: warm: %s: out of memory\n", path);
+		w->failed++;
+		goto out;
+	}
+	if (!serve_cache_get(&w->cache, &key, &side, &size))
+		w->cached++;
+	else
+		warm_generate(w, path, fd, input, obj.file_size, &code, fill,
+			      &key);
+out:
+	free(side);
+	sframe_input_free(&obj);
+	if (input >= 0)
+		close(input);
+	close(fd);
+}
+
+/*
+ * The time @stamp was last touched into *@t: 0, 1 when it does not
+ * exist (then every object is warmed), or -1 (said).
+ */
+static int warm_stamp_read(const char *stamp, struct timespec *t)
+{
+	struct stat st;
+
+	if (!lstat(stamp, &st) && S_ISREG(st.st_mode)) {
+		*t = st.st_mtim;
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 1;
+	fprintf(stderr, "sframectl: warm: %s: %s\n", stamp,
+		errno ? strerror(errno) : "not a regular file");
+	return -1;
+}
+
+/* Touch @stamp with the time @t the run began: 0, or -1 (said). */
+static int warm_stamp_write(const char *stamp, const struct timespec *t)
+{
+	struct timespec times[2] = { *t, *t };
+	int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		      0644);
+
+	if (fd < 0 || futimens(fd, times)) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", stamp,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static const struct option warm_options[] = {
+	{ "cache", required_argument, NULL, 'c' },
+	{ "cache-max-mb", required_argument, NULL, 'm' },
+	{ "stamp", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Its options: 0, or -1 (the usage said). */
+static int warm_args(int argc, char **argv, const char **dir,
+		     unsigned int *max_mb, const char **stamp)
+{
+	char *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", warm_options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			*dir = optarg;
+			break;
+		case 'm':
+			errno = 0;
+			*max_mb = strtoul(optarg, &end, 10);
+			if (errno || *end || !*max_mb)
+				goto usage;
+			break;
+		case 's':
+			*stamp = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: sframectl warm [--cache DIR] [--cache-max-mb N] [--stamp FILE] [DIR|FILE...]\n");
+	return -1;
+}
+
+/*
+ * sframectl warm [--cache DIR] [--cache-max-mb N] [--stamp FILE]
+ *                [DIR|FILE...]
+ */
+int sframe_warm_command(int argc, char **argv)
+{
+	unsigned int max_mb = SERVE_CACHE_MAX_MB;
+	const char *dir = WARM_CACHE_DIR, *stamp = NULL;
+	struct timespec began, since, a, b;
+	struct sframe_objects o;
+	struct warm w = { 0 };
+	int ret, fresh = 1;
+	size_t i;
+
+	if (warm_args(argc, argv, &dir, &max_mb, &stamp) ||
+	    warm_become_owner(dir))
+		return EXIT_USAGE;
+	warm_idle();
+	ret = serve_cache_join(&w.cache, dir, max_mb, &w.cache_st);
+	if (ret) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", dir, strerror(-ret));
+		return EXIT_USAGE;
+	}
+	if (stamp) {
+		fresh = warm_stamp_read(stamp, &since);
+		if (fresh < 0)
+			return EXIT_USAGE;
+	}
+	clock_gettime(CLOCK_REALTIME, &began);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (sframe_objects_find(&o, argc - optind, argv + optind,
+				fresh ? NULL : &since)) {
+		fprintf(stderr, "sframectl: warm: out of memory\n");
+		sframe_objects_free(&o);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < o.nr; i++)
+		warm_one(&w, o.path[i]);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("sframectl warm: %zu ELF objects%s: %u sidecars made, %u in the cache already, %u with SFrame of their own that leaves nothing out, %u without usable .eh_frame, %u not root's, %u too large, %u failed; %.1f s\n",
+	       o.nr, fresh ? "" : " changed since the stamp", w.made,
+	       w.cached, w.own, w.no_sframe, w.not_roots, w.too_large,
+	       w.failed,
+	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	sframe_objects_free(&o);
+	/* Not past what could not be stored: the next run tries again. */
+	if (w.store_failed)
+		return EXIT_USAGE;
+	if (stamp && warm_stamp_write(stamp, &began))
+		return EXIT_USAGE;
+	return 0;
+}
