@@ -364,7 +364,7 @@ void serve_file(struct serve *s, int fd, bool swept, uid_t owner)
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
-	roots = st.st_uid == 0 && !(st.st_mode & 0022);
+	roots = serve_roots(&st);
 	/* Before remembering it: a user's flood must not grow our memory. */
 	if (s->root_only && !roots) {
 		s->st.not_roots++;

@@ -10,6 +10,7 @@
 #define _SFRAMECTL_SERVE_SUPPLY_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "serve_cache.h"
@@ -26,6 +27,15 @@
  */
 #define SERVE_OWNER_FILE_MAX	(256LL << 20)
 #define SERVE_FILE_MAX		(1LL << 30)
+
+/*
+ * A file root owns and no one else may write: root's, whoever maps it;
+ * a user's share pays for no other.
+ */
+static inline bool serve_roots(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & 0022);
+}
 
 struct serve {
 	int dev;			/* /dev/sframe_unwind */

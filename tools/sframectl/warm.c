@@ -144,7 +144,7 @@ static int warm_open(struct warm *w, const char *path, struct stat *st)
 		fprintf(stderr, "sframectl: warm: %s: %s\n", path,
 			fd < 0 || errno ? strerror(errno) : "not a regular file");
 		w->failed++;
-	} else if (st->st_uid || (st->st_mode & 0022)) {
+	} else if (!serve_roots(st)) {
 		w->not_roots++;
 	} else if (st->st_size > SERVE_FILE_MAX) {
 		fprintf(stderr, "sframectl: warm: %s: %lld bytes, over the %lld the service reads of a file\n",
