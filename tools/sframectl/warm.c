@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ struct warm {
 	struct sframe_serve_cache_state cache_st;
 	unsigned int made, cached, own, not_roots, too_large, no_sframe,
 		     failed;
-	bool store_failed;
+	bool again;			/* failed, not for the file's sake */
 };
 
 /*
@@ -108,6 +109,9 @@ static void warm_generate(struct warm *w, const char *path, int fd,
 		fprintf(stderr, "sframectl: warm: %s: generator %s\n", path,
 			serve_gen_end_str(end));
 		w->failed++;
+		/* No child, or the OOM killer's: the next run tries again. */
+		w->again |= end == SERVE_GEN_NOT_STARTED ||
+			    (end == SERVE_GEN_KILLED && j.signal == SIGKILL);
 	} else {
 		/* From a child: checked as load checks it, before it is kept. */
 		ret = sframe_load_sidecar_obj(-1, fd, path, code, key->path,
@@ -121,7 +125,7 @@ static void warm_generate(struct warm *w, const char *path, int fd,
 			if (ret) {
 				fprintf(stderr, "sframectl: warm: %s: %s\n",
 					key->path, strerror(-ret));
-				w->store_failed = true;
+				w->again = true;
 				w->failed++;
 			} else {
 				w->made++;
@@ -330,8 +334,8 @@ int sframe_warm_command(int argc, char **argv)
 	       w.failed,
 	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 	sframe_objects_free(&o);
-	/* Not past what could not be stored: the next run tries again. */
-	if (w.store_failed)
+	/* Not past what failed for want of a child or a cache. */
+	if (w.again)
 		return EXIT_USAGE;
 	if (stamp && warm_stamp_write(stamp, &began))
 		return EXIT_USAGE;

@@ -10,7 +10,8 @@
 # changed since the last run are read again; a damaged entry is made
 # again; finding an entry leaves its time (eviction's order) alone; as
 # root, warm becomes the cache directory's owner, whose files its entries
-# and stamp are.
+# and stamp are; a run whose children could not start, or a cache it
+# could not write, leaves the stamp where it was.
 #
 # usage: warm_test.sh SFRAMECTL FAKEDEV_SO
 
@@ -23,7 +24,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP warm_test.sh: needs root (warm reads root's files only, and becomes its cache's owner)"
 	exit 0
 fi
-for tool in gcc setpriv sha256sum stat; do
+for tool in gcc prlimit sha256sum stat; do
 	command -v $tool >/dev/null || { echo "Bail out! $tool not found"; exit 1; }
 done
 TMP=$(mktemp -d)
@@ -158,5 +159,19 @@ warm --cache "$TMP/ro" --stamp "$TMP/stamp" "$TMP/objs"
 r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm into a cache it cannot write: said, exit 2 (exit $st)"
+
+# 8. No generator child can start (its owner may have one process): said,
+# exit 2, and the stamp not moved on, so that the next run makes it.
+mkdir -m 0700 "$TMP/nochild"
+chown $NOBODY:$NOBODY "$TMP/nochild"
+timeout 120 prlimit --nproc=1 "$SFRAMECTL" warm --cache "$TMP/nochild" \
+	--stamp "$TMP/nochild/warm.stamp" "$A" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st = 2 ] && grep -q "^sframectl: warm: $A: generator " "$TMP/err" &&
+	summary | grep -Eq "^1 ELF objects: 0 sidecars made, .* 1 failed;" &&
+	[ ! -e "$TMP/nochild/warm.stamp" ]
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "warm with no generator child: said, exit 2, stamp not moved on (exit $st)"
 
 tap_done
