@@ -227,6 +227,21 @@ class ThroughLibcTest(unittest.TestCase):
         self.assertEqual(stackcheck.samples_through(text, "sqlite3", "sqlite3_step",
                                                     "libsqlite3.so"), (1, 2))
 
+    def test_started_process_or_thread(self):
+        libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        main = (f"redis-server 7 \n\t5580870bc60c [unknown] (/usr/bin/redis-server)\n"
+                f"\t7f69b16b2305 __libc_start_main ({libc})\n\n")
+        thread = (f"io_thd_1 8 \n\t5580870bc60c [unknown] (/usr/bin/redis-server)\n"
+                  f"\t7f69b16b2305 __clone ({libc})\n\n")
+        cut = "io_thd_1 8 \n\t5580870bc60c [unknown] (/usr/bin/redis-server)\n\n"
+        named_elsewhere = "io_thd_1 8 \n\t5580870bc60c __clone (/usr/bin/redis-server)\n\n"
+        text = main + thread + cut + named_elsewhere
+        starts = ("__libc_start_main", "__clone")
+        self.assertEqual(stackcheck.samples_started(text, "io_thd_1", starts), (1, 3))
+        self.assertEqual(stackcheck.samples_started(text, "redis-server", starts), (1, 1))
+        self.assertEqual(stackcheck.samples_started(text, "io_thd_1", ("__libc_start_main",)),
+                         (0, 3))
+
     def test_mean_user_frames(self):
         libnode = "/usr/lib/x86_64-linux-gnu/libnode.so.108"
         deep = (f"node 7 \n\tffffffff8c8a948c do_syscall_64 ([kernel.kallsyms])\n"
@@ -237,6 +252,36 @@ class ThroughLibcTest(unittest.TestCase):
         other = "perl 9 \n\t5580870bc60c [unknown] (/usr/bin/perl)\n\n"
         self.assertEqual(stackcheck.mean_user_frames(deep + shallow + other, "node"), 2.0)
         self.assertEqual(stackcheck.mean_user_frames(other, "node"), 0.0)
+
+
+class ServersJudgeTest(unittest.TestCase):
+    """vmtest --system --servers: each process judged, an idle optional one reported."""
+
+    @staticmethod
+    def perf(comm, whole, cut):
+        libc = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+        done = f"{comm} 7 \n\t5580870bc60c [unknown] (/usr/sbin/nginx)\n" \
+            f"\t7f69b16b2305 __libc_start_main ({libc})\n\n"
+        short = f"{comm} 7 \n\t5580870bc60c [unknown] (/usr/sbin/nginx)\n\n"
+        return done * whole + short * cut
+
+    def judge(self, text):
+        report = channel.GuestReport("servers")
+        report.artefacts["nginx.perf"] = text.encode()
+        return report, system.judge_stacks(report, {"nginx": {"nginx": True, "ab": False}})
+
+    def test_complete_passes(self):
+        report, (failures, passes) = self.judge(self.perf("nginx", 99, 1) + self.perf("ab", 3, 0))
+        self.assertEqual(failures, [])
+        self.assertEqual(report.metrics["nginx_nginx_start_pct"], "99.0")
+        self.assertEqual(report.metrics["nginx_ab_samples"], "3")
+        self.assertEqual(len(passes), 1)
+
+    def test_incomplete_or_idle_fails(self):
+        _, (failures, _) = self.judge(self.perf("nginx", 90, 10))
+        self.assertEqual(len(failures), 1)
+        _, (failures, _) = self.judge(self.perf("ab", 60, 0))
+        self.assertIn("nginx_nginx: only 0 samples", failures)
 
 
 class ClientStacksTest(unittest.TestCase):

@@ -217,6 +217,23 @@ def samples_through(perf_text, comm, sym, dso="libc.so"):
     return through, total
 
 
+def samples_started(perf_text, comm, starts):
+    """Return (started, samples) of comm: how many reach one of starts in libc.
+
+    starts are the symbols, as perf names them by libc's dynamic symbols,
+    of the frames where a process's or a thread's walk ends when it is
+    whole: __libc_start_main below main, __clone below a thread's start.
+    """
+    started = total = 0
+    for name, frames in parse_perf_samples(perf_text):
+        if name != comm:
+            continue
+        total += 1
+        started += any(int(f.ip, 16) < USER_TOP and f.sym in starts and
+                       os.path.basename(f.dso).startswith("libc.so") for f in frames)
+    return started, total
+
+
 def mean_user_frames(perf_text, comm):
     """Return the mean number of user frames in comm's samples (0.0 without any)."""
     counts = [sum(int(f.ip, 16) < USER_TOP for f in frames)

@@ -26,9 +26,14 @@ QUICK_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "op
 # compiler).
 FULL_PACKAGES = QUICK_PACKAGES + ["xz-utils", "sqlite3", "lzip", "nodejs", "bpftrace",
                                   "bpfcc-tools"]
+# The servers scenario's stock servers and their clients: PostgreSQL 15
+# (pgbench), Redis 7.0 (redis-benchmark) and nginx 1.22 (ab).
+SERVER_PACKAGES = QUICK_PACKAGES + ["postgresql", "redis-server", "redis-tools", "nginx",
+                                    "apache2-utils"]
 # Each kind of image: its directory in the cache and its packages.  Each
 # kind is cached on its own, so that a quick image does not evict a full one.
-IMAGES = {"full": ("systest", FULL_PACKAGES), "quick": ("systest-quick", QUICK_PACKAGES)}
+IMAGES = {"full": ("systest", FULL_PACKAGES), "quick": ("systest-quick", QUICK_PACKAGES),
+          "servers": ("systest-servers", SERVER_PACKAGES)}
 IMAGE_SLACK_MB = 1536           # free space for DKMS, perf data, the cache
 # Timers and services a test machine does not want running behind its back.
 MASKED = ["apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer",
