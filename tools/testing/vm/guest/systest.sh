@@ -311,17 +311,18 @@ warm_started()
 	fi
 }
 
+# warm_ended UNIT: UNIT is not running (any more).
+warm_ended()
+{
+	[ "$(systemctl show -p ActiveState --value "$1")" != activating ]
+}
+
 # warm_done LIMIT_S: wait for the warm-up to end; its summary line and
 # time as metrics.
 warm_done()
 {
 	unit=$SERVICE-warm
-	i=0
-	while [ "$(systemctl show -p ActiveState --value $unit)" = activating ]; do
-		i=$((i + 1))
-		[ $i -gt "$1" ] && break
-		sleep 1
-	done
+	wait_for $(($1 * 1000)) warm_ended $unit > /dev/null
 	line=$(journalctl -b -u $unit -o cat | sed -n 's/^sframectl warm: //p' | tail -1)
 	metric warm_objects "${line%% *}"
 	metric warm_made "$(echo "$line" | sed -n 's/.*: \([0-9]*\) sidecars made.*/\1/p')"
