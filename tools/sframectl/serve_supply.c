@@ -28,25 +28,14 @@
 static void serve_fd_name(int fd, char *name, size_t size)
 {
 	char link[64], path[PATH_MAX];
-	size_t i, k = 0;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path));
-	if (n <= 0) {
+	if (n <= 0)
 		snprintf(name, size, "(descriptor %d)", fd);
-		return;
-	}
-	/* A user names his files: no byte of a name may forge a log line. */
-	for (i = 0; i < (size_t)n && k + 5 <= size; i++) {
-		unsigned char c = path[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			k += snprintf(name + k, size - k, "\\%03o", c);
-		else
-			name[k++] = c;
-	}
-	name[k] = '\0';
+	else
+		sframe_log_name(path, n, name, size);
 }
 
 /* Tell sframectl status what we are doing and have done. */

@@ -129,6 +129,8 @@ u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
 #define SFRAME_GEN_VERSION	2	/* 2: PLT stubs described */
 
 int sframe_write_all(int fd, const void *data, size_t size);
+const char *sframe_log_name(const char *name, size_t len, char *out,
+			    size_t size);
 int sframe_gen_command(int argc, char **argv);
 int sframe_gen_memory(const char *path, const u8 *file, size_t file_size,
 		      bool fill, u8 **data, size_t *size, u64 *vaddr, char *msg,

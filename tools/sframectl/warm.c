@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,8 +89,11 @@ static void warm_idle(void)
 			strerror(errno));
 }
 
-/* Translate @path's object, sealed in @input, into @key's entry. */
-static void warm_generate(struct warm *w, const char *path, int fd,
+/*
+ * Translate the object @name (escaped, for messages), open at @fd and
+ * sealed in @input, into @key's entry.
+ */
+static void warm_generate(struct warm *w, const char *name, int fd,
 			  int input, size_t size,
 			  const struct sframe_code *code, bool fill,
 			  const struct serve_cache_key *key)
@@ -103,10 +107,10 @@ static void warm_generate(struct warm *w, const char *path, int fd,
 	end = serve_gen_wait(&j, end);
 	if (end == SERVE_GEN_FAILED) {
 		fprintf(stderr, "sframectl: warm: %s: cannot generate SFrame: %s\n",
-			path, serve_gen_why(&j, why, sizeof(why)));
+			name, serve_gen_why(&j, why, sizeof(why)));
 		w->no_sframe++;
 	} else if (end != SERVE_GEN_DONE) {
-		fprintf(stderr, "sframectl: warm: %s: generator %s\n", path,
+		fprintf(stderr, "sframectl: warm: %s: generator %s\n", name,
 			serve_gen_end_str(end));
 		w->failed++;
 		/* No child, or the OOM killer's: the next run tries again. */
@@ -114,7 +118,7 @@ static void warm_generate(struct warm *w, const char *path, int fd,
 			    (end == SERVE_GEN_KILLED && j.signal == SIGKILL);
 	} else {
 		/* From a child: checked as load checks it, before it is kept. */
-		ret = sframe_load_sidecar_obj(-1, fd, path, code, key->path,
+		ret = sframe_load_sidecar_obj(-1, fd, name, code, key->path,
 					      j.buf, j.len, fill);
 		if (ret == -ENODATA) {
 			w->own++;
@@ -136,23 +140,25 @@ static void warm_generate(struct warm *w, const char *path, int fd,
 }
 
 /*
- * Open @path for warm: a regular file root owns and no one else may
- * write, as the service treats as root's whoever maps it, no larger
- * than the service reads.  The descriptor, or -1 (counted).
+ * Open @path (@name in messages) for warm: a regular file root owns and
+ * no one else may write, as the service treats as root's whoever maps
+ * it, no larger than the service reads.  The descriptor, or -1
+ * (counted).
  */
-static int warm_open(struct warm *w, const char *path, struct stat *st)
+static int warm_open(struct warm *w, const char *path, const char *name,
+		     struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 
 	if (fd < 0 || fstat(fd, st) || !S_ISREG(st->st_mode)) {
-		fprintf(stderr, "sframectl: warm: %s: %s\n", path,
+		fprintf(stderr, "sframectl: warm: %s: %s\n", name,
 			fd < 0 || errno ? strerror(errno) : "not a regular file");
 		w->failed++;
 	} else if (!serve_roots(st)) {
 		w->not_roots++;
 	} else if (st->st_size > SERVE_FILE_MAX) {
 		fprintf(stderr, "sframectl: warm: %s: %lld bytes, over the %lld the service reads of a file\n",
-			path, (long long)st->st_size, SERVE_FILE_MAX);
+			name, (long long)st->st_size, SERVE_FILE_MAX);
 		w->too_large++;
 	} else {
 		return fd;
@@ -166,7 +172,7 @@ static int warm_open(struct warm *w, const char *path, struct stat *st)
 static void warm_one(struct warm *w, const char *path)
 {
 	u8 digest[SERVE_CACHE_DIGEST], *side = NULL;
-	char msg[SFRAME_MSG_MAX] = "";
+	char msg[SFRAME_MSG_MAX] = "", name[PATH_MAX];
 	struct serve_cache_key key;
 	struct sframe_input obj;
 	struct sframe_code code;
@@ -175,21 +181,23 @@ static void warm_one(struct warm *w, const char *path)
 	size_t size;
 	bool fill;
 
+	/* Whoever named it: only escaped in a message. */
+	sframe_log_name(path, strlen(path), name, sizeof(name));
 	errno = 0;
-	fd = warm_open(w, path, &st);
+	fd = warm_open(w, path, name, &st);
 	if (fd < 0)
 		return;
 	/* Read once, no more than it had; the child gets these bytes. */
-	input = sframe_input_load_sealed(&obj, fd, path, st.st_size, msg,
+	input = sframe_input_load_sealed(&obj, fd, name, st.st_size, msg,
 					 sizeof(msg));
 	if (input < 0) {
-		fprintf(stderr, "sframectl: warm: %s: %s\n", path, msg);
+		fprintf(stderr, "sframectl: warm: %s: %s\n", name, msg);
 		w->failed++;
 		goto out;
 	}
 	if (sframe_elf_code(obj.file, obj.file_size, &code, msg,
 			    sizeof(msg))) {
-		fprintf(stderr, "sframectl: warm: %s: %s\n", path, msg);
+		fprintf(stderr, "sframectl: warm: %s: %s\n", name, msg);
 		w->failed++;
 		goto out;
 	}
@@ -197,14 +205,14 @@ static void warm_one(struct warm *w, const char *path)
 	fill = code.has_sframe;
 	if (serve_cache_file_digest(obj.file, obj.file_size, digest) ||
 	    serve_cache_key(&w->cache, digest, fill, &key)) {
-		fprintf(stderr, "sframectl: warm: %s: out of memory\n", path);
+		fprintf(stderr, "sframectl: warm: %s: out of memory\n", name);
 		w->failed++;
 		goto out;
 	}
 	if (!serve_cache_get(&w->cache, &key, &side, &size))
 		w->cached++;
 	else
-		warm_generate(w, path, fd, input, obj.file_size, &code, fill,
+		warm_generate(w, name, fd, input, obj.file_size, &code, fill,
 			      &key);
 out:
 	free(side);

@@ -11,7 +11,8 @@
 # again; finding an entry leaves its time (eviction's order) alone; as
 # root, warm becomes the cache directory's owner, whose files its entries
 # and stamp are; a run whose children could not start, or a cache it
-# could not write, leaves the stamp where it was.
+# could not write, leaves the stamp where it was; names are escaped in
+# its messages.
 #
 # usage: warm_test.sh SFRAMECTL FAKEDEV_SO
 
@@ -24,7 +25,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP warm_test.sh: needs root (warm reads root's files only, and becomes its cache's owner)"
 	exit 0
 fi
-for tool in gcc prlimit sha256sum stat; do
+for tool in gcc objcopy prlimit sha256sum stat; do
 	command -v $tool >/dev/null || { echo "Bail out! $tool not found"; exit 1; }
 done
 TMP=$(mktemp -d)
@@ -173,5 +174,18 @@ st=$?
 r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm with no generator child: said, exit 2, stamp not moved on (exit $st)"
+
+# 9. A name with a newline, as any user may give a file: escaped in the
+# message, which forges no line.
+mkdir -m 0755 "$TMP/named"
+evil="$TMP/named/x
+sframectl: warm: forged"
+objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr "$A" "$evil"
+warm --cache "$TMP/cache" "$TMP/named"
+[ $st = 0 ] && grep -q "^sframectl: warm: $TMP/named/x\\\\012sframectl: warm: forged: cannot generate SFrame: " "$TMP/err" &&
+	! grep -q "^sframectl: warm: forged" "$TMP/err"
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "warm: a name with a newline is escaped in its message (exit $st)"
 
 tap_done
