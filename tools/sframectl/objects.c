@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +32,8 @@ static bool looks_elf(const char *path)
 {
 	unsigned char h[20];
 	bool ok;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* Checked regular by the walk; a FIFO put there since must not block. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return false;
@@ -43,12 +45,15 @@ static bool looks_elf(const char *path)
 	return ok;
 }
 
-/* Changed (its inode's change time) after @t? */
+/*
+ * Changed (its inode's change time) at @t or after?  At: a change in the
+ * file system clock's tick @t was read in may have come after it.
+ */
 static bool changed_after(const struct stat *st, const struct timespec *t)
 {
 	return st->st_ctim.tv_sec > t->tv_sec ||
 	       (st->st_ctim.tv_sec == t->tv_sec &&
-		st->st_ctim.tv_nsec > t->tv_nsec);
+		st->st_ctim.tv_nsec >= t->tv_nsec);
 }
 
 static int collect(const char *path, const struct stat *st, int type,
@@ -62,7 +67,8 @@ static int collect(const char *path, const struct stat *st, int type,
 		return 0;
 	if (found_after && !changed_after(st, found_after))
 		return 0;
-	for (i = 0; i < o->nr; i++)
+	/* The same file twice: only through a hard link. */
+	for (i = 0; st->st_nlink > 1 && i < o->nr; i++)
 		if (o->id[i].dev == st->st_dev && o->id[i].ino == st->st_ino)
 			return 0;
 	if (!looks_elf(path))
@@ -93,21 +99,33 @@ static int collect(const char *path, const struct stat *st, int type,
  * Find the objects under @dirs (@ndirs of them; none: the system's) into
  * @o; with @after, only those whose inode changed after it (a package
  * that installs a file renames it into place, which sets its change time
- * whatever modification time the package gave it).  0, or -ENOMEM.
+ * whatever modification time the package gave it).  A directory that
+ * cannot be walked is said and counted in o->unwalked (one of the
+ * system's that does not exist is not).  0, or -ENOMEM.
  */
 int sframe_objects_find(struct sframe_objects *o, int ndirs, char **dirs,
 			const struct timespec *after)
 {
 	int k, n = ndirs ? ndirs : (int)ARRAY_SIZE(system_dirs);
+	const char *dir;
 	int ret = 0;
 
 	*o = (struct sframe_objects){ 0 };
 	found = o;
 	found_after = after;
-	for (k = 0; k < n && !ret; k++)
-		if (nftw(ndirs ? dirs[k] : system_dirs[k], collect, 16,
-			 FTW_PHYS) < 0 && errno == ENOMEM)
+	for (k = 0; k < n && !ret; k++) {
+		dir = ndirs ? dirs[k] : system_dirs[k];
+		errno = 0;
+		if (nftw(dir, collect, 16, FTW_PHYS) >= 0)
+			continue;
+		if (errno == ENOMEM) {
 			ret = -ENOMEM;
+		} else if (ndirs || errno != ENOENT) {
+			fprintf(stderr, "sframectl: %s: %s\n", dir,
+				strerror(errno));
+			o->unwalked++;
+		}
+	}
 	found = NULL;
 	found_after = NULL;
 	return ret;

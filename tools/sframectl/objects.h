@@ -14,6 +14,7 @@ struct sframe_objects {
 	char **path;
 	struct { dev_t dev; ino_t ino; } *id;
 	size_t nr, cap;
+	unsigned int unwalked;		/* directories that could not be walked */
 };
 
 int sframe_objects_find(struct sframe_objects *o, int ndirs, char **dirs,

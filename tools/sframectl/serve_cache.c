@@ -330,20 +330,54 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 
 /*
  * Add to the cache @dir beside the service (sframectl warm): entries are
- * written whole and renamed into place, and evicted by what is on disk,
- * so two writers may share it; nothing is tidied away.  Finding an
- * entry is not a use: its time, which eviction goes by, stays.  0, or
- * -errno.
+ * written whole and renamed into place, so two writers may share it;
+ * nothing is tidied away or evicted.  Finding an entry is not a use: its
+ * time, which eviction goes by, stays.  0, or -errno.
  */
 int serve_cache_join(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st)
 {
+	struct serve_cache_entry *e;
+	ssize_t n;
+	DIR *dp;
+
 	serve_cache_init(c, dir, max_mb, st);
 	c->peek = true;
 	if (access(dir, W_OK | X_OK))
 		return -errno;
-	serve_cache_evict(c);
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	/* Counted, not evicted: see serve_cache_full(). */
+	n = serve_cache_list(c, dp, &e);
+	closedir(dp);
+	if (n < 0)
+		return n;
+	free(e);
+	st->entries = n;
+	serve_cache_count_size(c);
 	return 0;
+}
+
+/*
+ * Would an entry of @size bytes take the cache over its cap?  One who
+ * adds to it beside the service (warm) stores nothing then, rather than
+ * evict entries the service uses for ones no process has asked for.
+ */
+bool serve_cache_full(const struct serve_cache *c, size_t size)
+{
+	return c->bytes + sizeof(struct serve_cache_header) + size >
+	       c->max_bytes;
+}
+
+/* The format and generator version of the entries this build writes. */
+const char *serve_cache_version(void)
+{
+	static char v[48];
+
+	snprintf(v, sizeof(v), "cache format %u, generator %u",
+		 SERVE_CACHE_FORMAT, SFRAME_GEN_VERSION);
+	return v;
 }
 
 /* Refuse the entry of @key for @why: said, counted, removed. */

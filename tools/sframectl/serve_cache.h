@@ -31,6 +31,8 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st);
 int serve_cache_join(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st);
+bool serve_cache_full(const struct serve_cache *c, size_t size);
+const char *serve_cache_version(void);
 int serve_cache_file_digest(const u8 *file, size_t size,
 			    u8 digest[SERVE_CACHE_DIGEST]);
 int serve_cache_key(const struct serve_cache *c,

@@ -32,6 +32,7 @@
 #include "serve_supply.h"
 
 #define WARM_CACHE_DIR	"/var/cache/sframe-unwind"
+#define WARM_STAMP_MAX	128	/* a stamp's text, at most */
 
 /* ioprio_set(2), which the C library does not wrap. */
 #define WARM_IOPRIO_WHO_PROCESS	1
@@ -42,7 +43,7 @@ struct warm {
 	struct serve_cache cache;
 	struct sframe_serve_cache_state cache_st;
 	unsigned int made, cached, own, not_roots, too_large, no_sframe,
-		     failed;
+		     full, failed;
 	bool again;			/* failed, not for the file's sake */
 };
 
@@ -58,8 +59,10 @@ static int warm_become_owner(const char *dir)
 
 	if (geteuid())
 		return 0;
-	if (stat(dir, &st)) {
-		fprintf(stderr, "sframectl: warm: %s: %s\n", dir, strerror(errno));
+	errno = 0;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", dir,
+			errno ? strerror(errno) : "not a directory");
 		return -1;
 	}
 	if (!st.st_uid)
@@ -124,6 +127,9 @@ static void warm_generate(struct warm *w, const char *name, int fd,
 			w->own++;
 		} else if (ret) {
 			w->failed++;
+		} else if (serve_cache_full(&w->cache, j.len)) {
+			/* The service's entries stay: it uses them. */
+			w->full++;
 		} else {
 			ret = serve_cache_put(&w->cache, key, j.buf, j.len);
 			if (ret) {
@@ -223,40 +229,94 @@ out:
 }
 
 /*
- * The time @stamp was last touched into *@t: 0, 1 when it does not
- * exist (then every object is warmed), or -1 (said).
+ * What a stamp says besides its time: the cache format and generator
+ * version of the entries its run made.  One of another version says
+ * nothing of this one's entries (the service removes those at start).
+ */
+static void warm_stamp_text(char *buf, size_t size)
+{
+	snprintf(buf, size, "sframectl warm: %s\n", serve_cache_version());
+}
+
+/*
+ * The time of the run @stamp records, into *@t: 0; 1 when there is no
+ * stamp of this version (then every object is read); -1 (said).
  */
 static int warm_stamp_read(const char *stamp, struct timespec *t)
 {
+	char want[WARM_STAMP_MAX], have[WARM_STAMP_MAX];
 	struct stat st;
+	ssize_t n;
+	int fd;
 
-	if (!lstat(stamp, &st) && S_ISREG(st.st_mode)) {
-		*t = st.st_mtim;
-		return 0;
-	}
-	if (errno == ENOENT)
+	fd = open(stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
 		return 1;
-	fprintf(stderr, "sframectl: warm: %s: %s\n", stamp,
-		errno ? strerror(errno) : "not a regular file");
-	return -1;
-}
-
-/* Touch @stamp with the time @t the run began: 0, or -1 (said). */
-static int warm_stamp_write(const char *stamp, const struct timespec *t)
-{
-	struct timespec times[2] = { *t, *t };
-	int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		      0644);
-
-	if (fd < 0 || futimens(fd, times)) {
+	errno = 0;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "sframectl: warm: %s: %s\n", stamp,
-			strerror(errno));
+			errno ? strerror(errno) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	warm_stamp_text(want, sizeof(want));
+	n = read(fd, have, sizeof(have));
 	close(fd);
+	if (n != (ssize_t)strlen(want) || memcmp(have, want, n)) {
+		fprintf(stderr, "sframectl: warm: %s: not of this version; every object is read\n",
+			stamp);
+		return 1;
+	}
+	*t = st.st_mtim;
 	return 0;
+}
+
+/*
+ * Begin this run's stamp, @tmp (@stamp ".new"), now: its file system's
+ * time, the clock change times are taken from, is the run's, in *@t.
+ * 0, or -1 (said).
+ */
+static int warm_stamp_begin(const char *stamp, char *tmp, size_t size,
+			    struct timespec *t)
+{
+	char text[WARM_STAMP_MAX];
+	struct stat st;
+	int fd, ret;
+
+	snprintf(tmp, size, "%s.new", stamp);
+	warm_stamp_text(text, sizeof(text));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = sframe_write_all(fd, text, strlen(text));
+		if (!ret && fstat(fd, &st))
+			ret = -errno;
+		close(fd);
+	}
+	if (ret) {
+		fprintf(stderr, "sframectl: warm: %s: %s\n", tmp,
+			strerror(-ret));
+		if (fd >= 0)
+			unlink(tmp);
+		return -1;
+	}
+	*t = st.st_mtim;
+	return 0;
+}
+
+/* End the run's stamp @tmp: put it at @stamp if @done.  0, or -1 (said). */
+static int warm_stamp_end(const char *stamp, const char *tmp, bool done)
+{
+	if (done && !rename(tmp, stamp))
+		return 0;
+	if (done)
+		fprintf(stderr, "sframectl: warm: %s: %s\n", stamp,
+			strerror(errno));
+	unlink(tmp);
+	return done ? -1 : 0;
 }
 
 static const struct option warm_options[] = {
@@ -305,7 +365,8 @@ int sframe_warm_command(int argc, char **argv)
 {
 	unsigned int max_mb = SERVE_CACHE_MAX_MB;
 	const char *dir = WARM_CACHE_DIR, *stamp = NULL;
-	struct timespec began, since, a, b;
+	struct timespec since, began, a, b;
+	char tmp[PATH_MAX];
 	struct sframe_objects o;
 	struct warm w = { 0 };
 	int ret, fresh = 1;
@@ -322,30 +383,29 @@ int sframe_warm_command(int argc, char **argv)
 	}
 	if (stamp) {
 		fresh = warm_stamp_read(stamp, &since);
-		if (fresh < 0)
+		if (fresh < 0 ||
+		    warm_stamp_begin(stamp, tmp, sizeof(tmp), &began))
 			return EXIT_USAGE;
 	}
-	clock_gettime(CLOCK_REALTIME, &began);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (sframe_objects_find(&o, argc - optind, argv + optind,
 				fresh ? NULL : &since)) {
 		fprintf(stderr, "sframectl: warm: out of memory\n");
-		sframe_objects_free(&o);
-		return EXIT_USAGE;
+		w.again = true;
 	}
+	/* A directory not walked is walked again by the next run. */
+	w.again |= o.unwalked;
 	for (i = 0; i < o.nr; i++)
 		warm_one(&w, o.path[i]);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("sframectl warm: %zu ELF objects%s: %u sidecars made, %u in the cache already, %u with SFrame of their own that leaves nothing out, %u without usable .eh_frame, %u not root's, %u too large, %u failed; %.1f s\n",
+	printf("sframectl warm: %zu ELF objects%s: %u sidecars made, %u in the cache already, %u with SFrame of their own that leaves nothing out, %u without usable .eh_frame, %u not root's, %u too large, %u not stored for a full cache, %u failed; %.1f s\n",
 	       o.nr, fresh ? "" : " changed since the stamp", w.made,
 	       w.cached, w.own, w.no_sframe, w.not_roots, w.too_large,
-	       w.failed,
+	       w.full, w.failed,
 	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 	sframe_objects_free(&o);
-	/* Not past what failed for want of a child or a cache. */
-	if (w.again)
+	/* Not past what failed for want of a child, a cache or a walk. */
+	if (stamp && warm_stamp_end(stamp, tmp, !w.again))
 		return EXIT_USAGE;
-	if (stamp && warm_stamp_write(stamp, &began))
-		return EXIT_USAGE;
-	return 0;
+	return w.again ? EXIT_USAGE : 0;
 }

@@ -11,8 +11,10 @@
 # again; finding an entry leaves its time (eviction's order) alone; as
 # root, warm becomes the cache directory's owner, whose files its entries
 # and stamp are; a run whose children could not start, or a cache it
-# could not write, leaves the stamp where it was; names are escaped in
-# its messages.
+# could not write, or a directory it could not walk, leaves the stamp
+# where it was, and one of another version reads everything again; at
+# its cap it evicts none of the service's entries and stores nothing;
+# names are escaped in its messages.
 #
 # usage: warm_test.sh SFRAMECTL FAKEDEV_SO
 
@@ -88,7 +90,7 @@ mkdir -m 0700 "$TMP/cache"
 warm --cache "$TMP/cache" --stamp "$TMP/cache/warm.stamp" "$TMP/objs"
 E=$(entry "$A" "$TMP/cache")
 [ $st = 0 ] &&
-	summary | grep -Eqx "4 ELF objects: 1 sidecars made, 0 in the cache already, 1 with SFrame of their own that leaves nothing out, 0 without usable .eh_frame, 2 not root's, 0 too large, 0 failed; [0-9.]+ s" &&
+	summary | grep -Eqx "4 ELF objects: 1 sidecars made, 0 in the cache already, 1 with SFrame of their own that leaves nothing out, 0 without usable .eh_frame, 2 not root's, 0 too large, 0 not stored for a full cache, 0 failed; [0-9.]+ s" &&
 	[ -f "$E" ] && [ "$(find "$TMP/cache" -name '*.sidecar' | wc -l)" = 1 ] &&
 	[ -f "$TMP/cache/warm.stamp" ]
 r=$?
@@ -151,12 +153,11 @@ r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm as root: runs as the cache's owner, whose entries and stamp are (exit $st)"
 
-# 7. A cache it cannot write: said, exit 2, and the stamp not moved on.
+# 7. A cache it cannot write: said, exit 2.
 mkdir -m 0500 "$TMP/ro"
 chown $NOBODY "$TMP/ro"
-warm --cache "$TMP/ro" --stamp "$TMP/stamp" "$TMP/objs"
-[ $st = 2 ] && grep -q "^sframectl: warm: $TMP/ro: Permission denied$" "$TMP/err" &&
-	[ ! -e "$TMP/stamp" ]
+warm --cache "$TMP/ro" "$TMP/objs"
+[ $st = 2 ] && grep -q "^sframectl: warm: $TMP/ro: Permission denied$" "$TMP/err"
 r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm into a cache it cannot write: said, exit 2 (exit $st)"
@@ -175,7 +176,52 @@ r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm with no generator child: said, exit 2, stamp not moved on (exit $st)"
 
-# 9. A name with a newline, as any user may give a file: escaped in the
+# 10. An entry that cannot be stored (a directory in its place): said,
+# exit 2, and the stamp not moved on.
+mkdir -m 0700 "$TMP/nostore"
+chown $NOBODY:$NOBODY "$TMP/nostore"
+E=$(entry "$A" "$TMP/nostore")
+mkdir "$E"
+chown $NOBODY "$E"
+warm --cache "$TMP/nostore" --stamp "$TMP/nostore/warm.stamp" "$A"
+[ $st = 2 ] && summary | grep -Eq "^1 ELF objects: 0 sidecars made, .* 1 failed;" &&
+	[ ! -e "$TMP/nostore/warm.stamp" ] && [ ! -e "$TMP/nostore/warm.stamp.new" ]
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "warm whose entry cannot be stored: exit 2, stamp not moved on (exit $st)"
+
+# 11. A stamp of another cache format or generator: every object is read.
+mkdir -m 0700 "$TMP/old"
+printf 'sframectl warm: cache format 0, generator 0\n' > "$TMP/old/warm.stamp"
+warm --cache "$TMP/old" --stamp "$TMP/old/warm.stamp" "$TMP/objs"
+[ $st = 0 ] && summary | grep -Eq "^4 ELF objects: 1 sidecars made," &&
+	grep -q "warm.stamp: not of this version; every object is read" "$TMP/err" &&
+	grep -q "^sframectl warm: cache format [0-9]*, generator [0-9]*$" "$TMP/old/warm.stamp" &&
+	! grep -q "format 0, generator 0" "$TMP/old/warm.stamp"
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" "$TMP/old/warm.stamp" >&2
+ok $r "warm with a stamp of another version: every object read, the stamp rewritten (exit $st)"
+
+# 12. A directory it cannot walk: said, exit 2, the stamp not moved on.
+warm --cache "$TMP/old" --stamp "$TMP/old/missing.stamp" "$TMP/objs" "$TMP/nowhere"
+[ $st = 2 ] && grep -q "^sframectl: $TMP/nowhere: No such file or directory$" "$TMP/err" &&
+	[ ! -e "$TMP/old/missing.stamp" ]
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "warm over a directory that does not exist: said, exit 2, no stamp (exit $st)"
+
+# 13. A cache at its cap: the service's entries stay, warm's is not stored.
+mkdir -m 0700 "$TMP/full"
+held=$TMP/full/$(printf '%064d' 0).sidecar
+head -c $((1024 * 1024)) /dev/zero > "$held"
+warm --cache "$TMP/full" --cache-max-mb 1 "$A"
+[ $st = 0 ] && summary | grep -q " 0 sidecars made, .* 1 not stored for a full cache," &&
+	[ -f "$held" ] && [ "$(find "$TMP/full" -name '*.sidecar' | wc -l)" = 1 ]
+r=$?
+[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
+ok $r "warm into a cache at its cap: stores nothing, evicts none of the service's (exit $st)"
+
+# 14. A name with a newline, as any user may give a file: escaped in the
 # message, which forges no line.
 mkdir -m 0755 "$TMP/named"
 evil="$TMP/named/x
