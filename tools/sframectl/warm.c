@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +56,7 @@ struct warm {
  */
 static int warm_become_owner(const char *dir)
 {
+	struct passwd *pw;
 	struct stat st;
 
 	if (geteuid())
@@ -67,7 +69,15 @@ static int warm_become_owner(const char *dir)
 	}
 	if (!st.st_uid)
 		return 0;
-	if (setgroups(0, NULL) || setgid(st.st_gid) || setuid(st.st_uid)) {
+	/* The owner's own group, not the directory's, which may be root's. */
+	pw = getpwuid(st.st_uid);
+	if (!pw || !pw->pw_gid) {
+		fprintf(stderr, "sframectl: warm: %s: its owner, uid %u, has %s\n",
+			dir, (unsigned int)st.st_uid,
+			pw ? "root's group" : "no user entry");
+		return -1;
+	}
+	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(st.st_uid)) {
 		fprintf(stderr, "sframectl: warm: cannot become uid %u, the owner of %s: %s\n",
 			(unsigned int)st.st_uid, dir, strerror(errno));
 		return -1;

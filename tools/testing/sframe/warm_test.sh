@@ -142,16 +142,17 @@ r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
 ok $r "warm: an entry cut short is made again (exit $st)"
 
-# 6. As root, the cache directory's owner: entries and stamp are his.
+# 6. As root, the cache directory's owner, with his own group (not the
+# directory's, root's here): entries and stamp are his.
 mkdir -m 0700 "$TMP/owned"
-chown $NOBODY:$NOBODY "$TMP/owned"
+chown $NOBODY:0 "$TMP/owned"
 warm --cache "$TMP/owned" --stamp "$TMP/owned/warm.stamp" "$TMP/objs"
 E=$(entry "$A" "$TMP/owned")
-[ $st = 0 ] && [ "$(stat -c %u "$E")" = $NOBODY ] &&
-	[ "$(stat -c %u "$TMP/owned/warm.stamp")" = $NOBODY ]
+[ $st = 0 ] && [ "$(stat -c %u:%g "$E")" = $NOBODY:$(id -g $NOBODY) ] &&
+	[ "$(stat -c %u:%g "$TMP/owned/warm.stamp")" = $NOBODY:$(id -g $NOBODY) ]
 r=$?
-[ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
-ok $r "warm as root: runs as the cache's owner, whose entries and stamp are (exit $st)"
+[ $r = 0 ] || { cat "$TMP/out" "$TMP/err" >&2; ls -ln "$TMP/owned" >&2; }
+ok $r "warm as root: runs as the cache's owner and his group, whose entries and stamp are (exit $st)"
 
 # 7. A cache it cannot write: said, exit 2.
 mkdir -m 0500 "$TMP/ro"
