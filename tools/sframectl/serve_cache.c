@@ -232,8 +232,9 @@ static ssize_t serve_cache_list(struct serve_cache *c, DIR *dir,
 }
 
 /*
- * Over the cap: remove the entries used least recently until the cache
- * is under the low-water mark.  O(n log n) in the entries.
+ * Count the entries on disk; over the cap, remove those used least
+ * recently until the cache is under the low-water mark (not for one
+ * that only peeks).  O(n log n) in the entries.
  */
 static void serve_cache_evict(struct serve_cache *c)
 {
@@ -252,7 +253,8 @@ static void serve_cache_evict(struct serve_cache *c)
 	}
 	c->st->entries = n;
 	serve_cache_count_size(c);
-	if (c->bytes > c->max_bytes) {
+	/* One beside the service counts: see serve_cache_full(). */
+	if (!c->peek && c->bytes > c->max_bytes) {
 		qsort(e, n, sizeof(*e), serve_cache_by_use);
 		for (i = 0; i < n && c->bytes > low; i++)
 			serve_cache_remove(c, dirfd(dir), e[i].name, e[i].size,
@@ -337,25 +339,11 @@ int serve_cache_open(struct serve_cache *c, const char *dir,
 int serve_cache_join(struct serve_cache *c, const char *dir,
 		     unsigned int max_mb, struct sframe_serve_cache_state *st)
 {
-	struct serve_cache_entry *e;
-	ssize_t n;
-	DIR *dp;
-
 	serve_cache_init(c, dir, max_mb, st);
 	c->peek = true;
-	if (access(dir, W_OK | X_OK))
+	if (access(dir, R_OK | W_OK | X_OK))
 		return -errno;
-	dp = opendir(dir);
-	if (!dp)
-		return -errno;
-	/* Counted, not evicted: see serve_cache_full(). */
-	n = serve_cache_list(c, dp, &e);
-	closedir(dp);
-	if (n < 0)
-		return n;
-	free(e);
-	st->entries = n;
-	serve_cache_count_size(c);
+	serve_cache_evict(c);
 	return 0;
 }
 
