@@ -96,17 +96,23 @@ perf_all()
 	fi
 }
 
-# record NAME OBJECT...: start NAME and perf_all over it; the module's
-# statistics before and after the recording go to the host as
-# NAME.stats-before and NAME.stats.
-record()
+# perf_stats NAME: perf_all NAME, with the module's statistics before
+# and after the recording sent to the host as NAME.stats-before and
+# NAME.stats.
+perf_stats()
 {
-	start "$@"
 	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats-before"
 	perf_all "$1"
 	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats"
 	artefact "$1.stats-before" "/tmp/$1.stats-before"
 	artefact "$1.stats" "/tmp/$1.stats"
+}
+
+# record NAME OBJECT...: start NAME and perf_stats over it.
+record()
+{
+	start "$@"
+	perf_stats "$1"
 	stop "$busy_pid"
 }
 
@@ -443,11 +449,7 @@ server()
 	wait_for 60000 sh -c "! kill -0 $busy_pid 2> /dev/null ||
 		[ \$(awk '{ print \$14 + \$15 }' /proc/$busy_pid/stat) -ge 100 ]" \
 		> /dev/null
-	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats-before"
-	perf_all "$1"
-	cat /sys/kernel/debug/sframe_unwind/stats > "/tmp/$1.stats"
-	artefact "$1.stats-before" "/tmp/$1.stats-before"
-	artefact "$1.stats" "/tmp/$1.stats"
+	perf_stats "$1"
 	if kill -0 "$busy_pid" 2> /dev/null; then
 		stop "$busy_pid"
 	else
