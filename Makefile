@@ -7,18 +7,23 @@
 #                         linux-headers with the amd64 linux-kbuild)
 #   make tools            tools/sframectl/sframectl
 #   make check            every test suite (user space, fuzz smoke, VM,
-#                         vmtest --system --quick)
+#                         vmtest --system --servers)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
 #   make check-system     the packages installed on a booted Debian 12
 #                         system (tools/testing/vm/vmtest --system; check
-#                         runs only its --quick part)
+#                         runs only its --servers part)
 #   make fuzz             libFuzzer, FUZZ_SECONDS=N (default 600)
-#   make bench            every benchmark: bench-user, then bench-vm
+#   make bench            every benchmark: bench-user, bench-vm, then
+#                         bench-servers
 #   make bench-user       format-core look-up/validation and sframectl gen
 #   make bench-vm         the module's, in a VM on Debian's 6.12: per-frame
 #                         cost, bytes per sample, memory, exec/dlopen cost,
 #                         the sidecar service's latency and cost
+#   make bench-servers    PostgreSQL's, Redis's and nginx's rates under perf
+#                         record -a -g: perf's walker, the module while the
+#                         service warms up, the module warm (the packages
+#                         on a booted Debian 12 with Debian's 6.12)
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h but
 #                         the x86-64 fixtures' sources
 #   make demo             perf -g with and without the module, in a VM
@@ -55,7 +60,7 @@ check-system:
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-bench: bench-user bench-vm
+bench: bench-user bench-vm bench-servers
 
 bench-user:
 	$(MAKE) -C tools/testing/bench bench
@@ -67,6 +72,9 @@ bench-vm:
 	VMTEST_ICOUNT=1 tools/testing/vm/vmtest --kernel debian-6.12 bench-walk
 	tools/testing/vm/vmtest --kernel arm64-debian-6.12 --kernel arm64-debian-6.1 \
 		bench-walk bench-callgraph
+
+bench-servers:
+	tools/testing/vm/vmtest --system --throughput
 
 checkpatch:
 	tools/testing/checkpatch
@@ -99,4 +107,4 @@ clean:
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
 .PHONY: module tools check check-user check-vm check-system fuzz bench bench-user bench-vm \
-	checkpatch demo deb results fixtures clean
+	bench-servers checkpatch demo deb results fixtures clean

@@ -5,9 +5,11 @@ Run: python3 tools/testing/vm/test_vmlib.py
 """
 
 import base64
+import contextlib
 import gzip
 import importlib.machinery
 import importlib.util
+import io
 import lzma
 import os
 import subprocess
@@ -265,9 +267,10 @@ class ServersJudgeTest(unittest.TestCase):
         short = f"{comm} 7 \n\t5580870bc60c [unknown] (/usr/sbin/nginx)\n\n"
         return done * whole + short * cut
 
-    def judge(self, text):
+    def judge(self, text, control=None):
         report = channel.GuestReport("servers")
         report.artefacts["nginx.perf"] = text.encode()
+        report.artefacts["pg-pooled-stock.perf"] = (control or self.perf("postgres", 0, 60)).encode()
         return report, system.judge_stacks(report, {"nginx": {"nginx": True, "ab": False}})
 
     def test_complete_passes(self):
@@ -275,13 +278,80 @@ class ServersJudgeTest(unittest.TestCase):
         self.assertEqual(failures, [])
         self.assertEqual(report.metrics["nginx_nginx_start_pct"], "99.0")
         self.assertEqual(report.metrics["nginx_ab_samples"], "3")
-        self.assertEqual(len(passes), 1)
+        self.assertEqual(report.metrics["pg-pooled-stock_postgres_start_pct"], "0.0")
+        self.assertEqual(len(passes), 2)
 
     def test_incomplete_or_idle_fails(self):
         _, (failures, _) = self.judge(self.perf("nginx", 90, 10))
         self.assertEqual(len(failures), 1)
         _, (failures, _) = self.judge(self.perf("ab", 60, 0))
         self.assertIn("nginx_nginx: only 0 samples", failures)
+
+    def test_a_server_with_a_floor_of_its_own(self):
+        report = channel.GuestReport("servers")
+        report.artefacts["pg-connect.perf"] = self.perf("postgres", 985, 15).encode()
+        report.artefacts["pg-pooled-stock.perf"] = self.perf("postgres", 0, 60).encode()
+        failures, _ = system.judge_stacks(report, {"pg-connect": {"postgres": True}})
+        self.assertEqual(failures, [])
+        report.artefacts["pg-connect.perf"] = self.perf("postgres", 97, 3).encode()
+        failures, _ = system.judge_stacks(report, {"pg-connect": {"postgres": True}})
+        self.assertIn("want >= 98%", failures[0])
+
+    def test_a_control_the_judge_passes_fails(self):
+        whole = self.perf("nginx", 99, 1)
+        _, (failures, _) = self.judge(whole, self.perf("postgres", 99, 1))
+        self.assertEqual(len(failures), 1)
+        self.assertIn("(the control)", failures[0])
+        _, (failures, _) = self.judge(whole, self.perf("postgres", 0, 3))
+        self.assertEqual(len(failures), 1)
+
+
+class ThroughputJudgeTest(unittest.TestCase):
+    """vmtest --system --throughput: every rate there, the ratios as metrics."""
+
+    RATES = {"none": "1000", "stock": "700", "stock_2": "900", "warming": "600",
+             "warm": "784.5", "warm_2": "784.5", "module": "990"}
+
+    def judge(self, rates):
+        report = channel.GuestReport("throughput")
+        for load in system.THROUGHPUT_LOADS:
+            for window, rate in rates.items():
+                report.metrics[f"{load}_{window}"] = rate
+        return report, system.judge_stacks(report, {})
+
+    def test_ratios_against_the_stock_walker(self):
+        report, (failures, passes) = self.judge(self.RATES)
+        self.assertEqual(failures, [])
+        self.assertEqual(len(passes), len(system.THROUGHPUT_LOADS))
+        self.assertEqual(report.metrics["redis_stock_ratio"], "0.80")
+        self.assertEqual(report.metrics["redis_warming_ratio"], "0.75")
+        self.assertEqual(report.metrics["redis_warm_ratio"], "0.98")
+        self.assertEqual(report.metrics["redis_module_ratio"], "0.99")
+        self.assertIn("warm 0.98x of it (goal 0.97x)", passes[0])
+        self.assertIn("stock_2 900/-/-", passes[0])
+
+    def test_a_missing_or_zero_rate_fails(self):
+        _, (failures, passes) = self.judge({**self.RATES, "stock_2": "", "warm": "0"})
+        self.assertEqual(passes, [])
+        self.assertIn("nginx: no rate stock or warm", failures)
+
+    def test_what_perf_wrote_is_said(self):
+        report = channel.GuestReport("throughput")
+        report.metrics.update({"nginx_warm_2_mb": "1.5", "nginx_warm_2_walk_ms": "120"})
+        for window, rate in self.RATES.items():
+            report.metrics[f"nginx_{window}"] = rate
+        _, passes = system.judge_throughput(report)
+        self.assertIn("warm_2 784.5/1.5/120", passes[-1])
+
+    def test_one_mode_at_a_time(self):
+        vmtest = load_source("vmtest")
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            vmtest.parse_args(["--system", "--servers", "--throughput"])
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            vmtest.parse_args(["--system", "--quick"])
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            vmtest.parse_args(["--throughput"])
+        self.assertTrue(vmtest.parse_args(["--system", "--throughput"]).throughput)
 
 
 class ClientStacksTest(unittest.TestCase):
@@ -581,25 +651,34 @@ class SystestModesTest(unittest.TestCase):
 
     def setUp(self):
         self.systest = system
-        with open(os.path.join(VM_DIR, "guest", "systest.sh")) as f:
-            self.guest = f.read()
+        self.guest = ""
+        for name in ("systest.sh", "servers.sh"):
+            with open(os.path.join(VM_DIR, "guest", name)) as f:
+                self.guest += f.read()
 
     def test_each_mode_has_its_image(self):
-        self.assertEqual(set(self.systest.MODES), set(sysimage.IMAGES))
+        kinds = {self.systest.IMAGE_OF.get(mode, mode) for mode in self.systest.MODES}
+        self.assertEqual(kinds, set(sysimage.IMAGES))
+        self.assertEqual(set(self.systest.KERNELS_OF), set(self.systest.MODES))
         dirs = [subdir for subdir, _ in sysimage.IMAGES.values()]
         self.assertEqual(len(set(dirs)), len(dirs))
 
-    def test_quick_image_is_part_of_the_full_one(self):
-        quick, full = sysimage.IMAGES["quick"][1], sysimage.IMAGES["full"][1]
-        self.assertLess(set(quick), set(full))
+    def test_the_base_is_part_of_every_image(self):
+        for _, packages in sysimage.IMAGES.values():
+            self.assertLess(set(sysimage.BASE_PACKAGES), set(packages))
+        servers = sysimage.IMAGES["servers"][1]
         for client in ("bpftrace", "bpfcc-tools", "sqlite3", "lzip", "nodejs"):
-            self.assertNotIn(client, quick)
+            self.assertNotIn(client, servers)
 
     def test_each_program_is_started_and_recorded(self):
         for name in self.systest.PROGRAMS:
             self.assertRegex(self.guest, rf"\n\t{name}\)\s")
             self.assertRegex(self.guest, rf"\n\trecord {name} ")
         self.assertTrue(os.path.isfile(self.systest.NODE_WORKLOAD))
+
+    def test_each_throughput_load_has_a_rate(self):
+        for load in self.systest.THROUGHPUT_LOADS:
+            self.assertRegex(self.guest, rf"\n\t{load.replace('_', '-')}\)\s")
 
     def test_each_phase_is_a_guest_function(self):
         for phases in self.systest.MODES.values():

@@ -1,16 +1,20 @@
 #!/bin/sh
 # systest guest: the packages' install scenario on a booted Debian 12 system,
-# one phase per boot (the settings' PHASES: install, then reboot; or quick
-# alone), reported on the channel port as vmtest's scenarios are.  Run by
-# systest.service from /vmtest (the second disk: this script, lib.sh,
-# settings, the .debs, noderecurse.js).
+# one phase per boot (the settings' PHASES: install, then reboot; or
+# servers or throughput alone), reported on the channel port as vmtest's
+# scenarios are.  Run by systest.service from /vmtest (the second disk:
+# this script, servers.sh, lib.sh, settings, the .debs, noderecurse.js).
 . /vmtest/lib.sh
+. /vmtest/servers.sh
 STATE=/var/lib/systest
 SERVICE=sframe-unwind
 # Sidecars of a first mapping, generation included, under TCG: the
 # service first serves the 35-odd objects mapped when it started
 # (libcrypto's 10,876 FDEs among them), then perf's 20-odd.
 SIDECAR_LIMIT_MS=120000
+# The service's first sweep after the install, generation included: the
+# objects of every process running then (the servers' among them).
+SERVED_LIMIT_S=600
 # A library replaced by dpkg -i: its sidecar, generated for the new file
 # (a build ID of its own), from the program's start again.
 UPGRADE_LIMIT_MS=30000
@@ -365,127 +369,6 @@ purge()
 	metric module_loaded_after_purge "$([ -d /sys/module/sframe_unwind ] && echo 1 || echo 0)"
 }
 
-# as_postgres COMMAND...: COMMAND as the postgres user (peer
-# authentication on the cluster's socket), executed in place so that a
-# kill reaches it.
-as_postgres()
-{
-	setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
-}
-
-# pg_setup: the stock cluster's database "bench" (pgbench's tables,
-# scale 1) and a PL/pgSQL function that recurses: each backend that runs
-# it dlopens plpgsql.so, as a connection's first PL/pgSQL call does.
-pg_setup()
-{
-	if as_postgres createdb bench > /tmp/pg-setup.log 2>&1 &&
-	   as_postgres pgbench -q -i -s 1 bench >> /tmp/pg-setup.log 2>&1 &&
-	   as_postgres psql -q -d bench >> /tmp/pg-setup.log 2>&1 <<'SQL'
-CREATE FUNCTION depth(n int) RETURNS int LANGUAGE plpgsql AS $$
-BEGIN
-	IF n <= 0 THEN
-		RETURN 0;
-	END IF;
-	RETURN depth(n - 1) + 1;
-END $$;
-SQL
-	then
-		result ok "PostgreSQL: pgbench's tables and a PL/pgSQL function"
-	else
-		cat /tmp/pg-setup.log
-		result fail "PostgreSQL: setup failed"
-		return 1
-	fi
-	# Each PL/pgSQL call is about 12 C frames: 6 calls deep, about 90 in
-	# all, within the 127 that perf keeps.
-	echo 'SELECT sum(depth(6)) FROM generate_series(1, 100);' > /tmp/depth.sql
-	chmod 0644 /tmp/depth.sql
-}
-
-# redis_threads: the stock redis-server restarted with two I/O threads
-# that also read.
-redis_threads()
-{
-	printf 'io-threads 2\nio-threads-do-reads yes\n' >> /etc/redis/redis.conf
-	if systemctl restart redis-server &&
-	   wait_for 30000 redis-cli ping > /dev/null; then
-		result ok "redis-server restarted with 2 I/O threads"
-	else
-		systemctl status redis-server
-		result fail "redis-server did not come back with I/O threads"
-		return 1
-	fi
-}
-
-# load NAME: start NAME's stock client against its server, for longer
-# than any recording; its pid in $busy_pid.
-load()
-{
-	case $1 in
-	pg-pooled)
-		as_postgres pgbench -n -S -c 4 -j 1 -T 3600 bench ;;
-	pg-connect)
-		as_postgres pgbench -n -C -c 2 -j 1 -T 3600 -f /tmp/depth.sql bench ;;
-	redis)	redis-benchmark -q -c 32 -n 1000000000 -t set,get -d 64 ;;
-	# ab keeps a record of each request: 2 million, 100 MB.
-	nginx)	ab -q -n 2000000 -c 8 -H 'Accept-Encoding: gzip' \
-			http://127.0.0.1/ ;;
-	esac > /dev/null 2> "/tmp/$1.load.err" &
-	busy_pid=$!
-}
-
-# server NAME OBJECT: NAME's load, recorded by perf -a -g (NAME.perf,
-# with the module's statistics before and after) once the server's
-# OBJECT (a path) has its sidecar in use; a load that stopped fails.
-server()
-{
-	load "$1"
-	if ms=$(wait_sidecar "$2" $SIDECAR_LIMIT_MS); then
-		metric "$1_sidecar_ms" "$ms"
-	else
-		result fail "$1: no sidecar for $2 within $SIDECAR_LIMIT_MS ms"
-	fi
-	# At work: the client has had a second of CPU time (or ended).
-	wait_for 60000 sh -c "! kill -0 $busy_pid 2> /dev/null ||
-		[ \$(awk '{ print \$14 + \$15 }' /proc/$busy_pid/stat) -ge 100 ]" \
-		> /dev/null
-	perf_stats "$1"
-	if kill -0 "$busy_pid" 2> /dev/null; then
-		stop "$busy_pid"
-	else
-		cat "/tmp/$1.load.err"
-		result fail "$1: the client stopped before the recording ended"
-	fi
-}
-
-# servers: stock PostgreSQL 15, Redis 7.0 and nginx 1.22, running as
-# their packages start them since boot, each under its stock client once
-# the warm-up has made the sidecars; the host judges each process.
-servers_phase()
-{
-	install_packages || return 1
-	warm_started
-	warm_done 900
-	pg_setup || return 1
-	server pg-pooled /usr/lib/postgresql/15/bin/postgres
-	server pg-connect /usr/lib/postgresql/15/lib/plpgsql.so
-	# Debian's redis-server is a link to the one binary, redis-check-rdb.
-	redis_threads && server redis "$(readlink -f /usr/bin/redis-server)"
-	server nginx /usr/sbin/nginx
-	sframe_state module
-}
-
-# quick: make check's part, in one boot: the install, perl's stacks, the
-# purge.
-quick_phase()
-{
-	install_packages || return 1
-	warm_started
-	record perl perl
-	sframe_state module
-	purge
-}
-
 install_phase()
 {
 	install_packages || return 1
@@ -552,8 +435,11 @@ echo "vmtest: ==== begin $phase ===="
 channel "@@ BEGIN $phase"
 metric boot_to_test_s "$(cut -d. -f1 /proc/uptime)"
 case $phase in
-install|reboot|quick|servers)	"${phase}_phase"; rc=$? ;;
-*)			result fail "unknown phase $phase"; rc=1 ;;
+install|reboot|servers|throughput)
+	"${phase}_phase"
+	rc=$? ;;
+*)	result fail "unknown phase $phase"
+	rc=1 ;;
 esac
 # the next boot's: the phase after this one in PHASES, if any
 next=$(echo " $PHASES " | sed -n "s/.* $phase \([^ ]*\) .*/\1/p")

@@ -2,7 +2,7 @@
 
 debootstrap (bookworm, the machine's own mirror, Debian's keyring) with
 systemd, DKMS, the kernel's own image and headers packages and what the
-install scenario runs (all of it, or its quick mode's part); a oneshot
+mode runs (the full mode's programs, or the servers); a oneshot
 unit runs /vmtest/systest.sh from a second disk at every boot.  The tree
 becomes an ext4 image (mkfs.ext4 -d), kept in the cache under a hash of
 what went into it, beside the kernel and initrd it boots.
@@ -16,24 +16,23 @@ from .apt import KEYRING, debian_mirror
 from .util import HarnessError, log, need_tool, run, sha256_of
 
 # In every image, whatever the kernel: init, DKMS and the module's build
-# (the headers bring gcc-12 and make), perf and perl, the program quick
+# (the headers bring gcc-12 and make), perf, and perl, which the full
 # mode records.  openssl: DKMS makes its signing key with it.
-QUICK_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
-                  "linux-perf", "perl"]
+BASE_PACKAGES = ["systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "openssl",
+                 "linux-perf", "perl"]
 # The full scenario's other stock programs (nodejs: V8's JIT frames with
 # frame pointers, libnode's with .eh_frame alone) and the profilers its
 # clients' step runs (the kernel's headers, installed below, serve bcc's
 # compiler).
-FULL_PACKAGES = QUICK_PACKAGES + ["xz-utils", "sqlite3", "lzip", "nodejs", "bpftrace",
-                                  "bpfcc-tools"]
+FULL_PACKAGES = BASE_PACKAGES + ["xz-utils", "sqlite3", "lzip", "nodejs", "bpftrace",
+                                 "bpfcc-tools"]
 # The servers scenario's stock servers and their clients: PostgreSQL 15
 # (pgbench), Redis 7.0 (redis-benchmark) and nginx 1.22 (ab).
-SERVER_PACKAGES = QUICK_PACKAGES + ["postgresql", "redis-server", "redis-tools", "nginx",
-                                    "apache2-utils"]
+SERVER_PACKAGES = BASE_PACKAGES + ["postgresql", "redis-server", "redis-tools", "nginx",
+                                   "apache2-utils"]
 # Each kind of image: its directory in the cache and its packages.  Each
-# kind is cached on its own, so that a quick image does not evict a full one.
-IMAGES = {"full": ("systest", FULL_PACKAGES), "quick": ("systest-quick", QUICK_PACKAGES),
-          "servers": ("systest-servers", SERVER_PACKAGES)}
+# kind is cached on its own, so that a servers image does not evict a full one.
+IMAGES = {"full": ("systest", FULL_PACKAGES), "servers": ("systest-servers", SERVER_PACKAGES)}
 IMAGE_SLACK_MB = 1536           # free space for DKMS, perf data, the cache
 # Timers and services a test machine does not want running behind its back.
 MASKED = ["apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer",
