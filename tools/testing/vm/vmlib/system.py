@@ -27,7 +27,9 @@ purge.
 --throughput, for make bench: the same image and boot, each server's
 client rate without perf, then under perf record -a -g with perf's own
 walker, with the module while the service warms up from an empty cache,
-and with the module once the service is idle; the ratios reported.
+with the module once the service is idle, without perf with the module
+loaded, and perf's walker and the warm module once more; the ratios
+reported.
 
 Usage:
     vmtest --system [--servers | --throughput] [--kernel K]...
