@@ -272,7 +272,8 @@ load_system()
 }
 
 # install_packages: apt-get install of both .debs; DKMS must have built
-# the module for the running kernel and the service must run.
+# the module for the running kernel, the service must run and the vDSO
+# have its section.
 install_packages()
 {
 	start=$(uptime_ms)
@@ -301,6 +302,13 @@ install_packages()
 		systemctl status $SERVICE
 		result fail "$SERVICE is not active"
 		return 1
+	fi
+	# The unit's ExecStartPost: sframectl load --vdso.
+	if wait_for 10000 grep -q '^\[vdso\] build ID' /dev/sframe_unwind > /dev/null; then
+		result ok "the service's start gave the vDSO its section"
+	else
+		journalctl -b -u $SERVICE -o cat | grep -F '[vdso]'
+		result fail "no section for the vDSO in /dev/sframe_unwind"
 	fi
 }
 
