@@ -34,7 +34,7 @@ static int write_output(const char *path, const char *out, const u8 *data,
 static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
 {
 	const struct gen_stats *s = &g->stats;
-	u32 skipped = 0, plt_refused = 0, i;
+	u32 skipped = 0, plt_refused = 0, crt_refused = 0, i;
 	u64 skipped_bytes = 0;
 
 	for (i = 0; i < GEN_NR_SKIPS; i++) {
@@ -62,6 +62,15 @@ static void print_stats(FILE *out, const struct gen *g, size_t sframe_size)
 		if (s->plt_refused[i])
 			fprintf(out, "  PLT sections refused, %s: %u\n",
 				gen_plt_refusal_names[i], s->plt_refused[i]);
+	for (i = 0; i < GEN_CRT_NR_REFUSALS; i++)
+		crt_refused += s->crt_refused[i];
+	if (s->crt_described || crt_refused)
+		fprintf(out, "  code between FDEs: %u startup functions described, %u gaps refused\n",
+			s->crt_described, crt_refused);
+	for (i = 0; i < GEN_CRT_NR_REFUSALS; i++)
+		if (s->crt_refused[i])
+			fprintf(out, "  gaps refused, %s: %u\n",
+				gen_crt_refusal_names[i], s->crt_refused[i]);
 	for (i = 0; i < GEN_NR_SKIPS; i++)
 		if (s->skipped[i])
 			fprintf(out, "  skipped, %s: %u functions, %llu bytes\n",

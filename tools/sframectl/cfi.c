@@ -181,27 +181,6 @@ static enum gen_skip row_rule(const struct gen_machine *mach,
 	       GEN_SKIP_FP : GEN_SKIP_RA;
 }
 
-static bool add_fde(struct gen *g, const struct sframe_enc_fde *fde)
-{
-	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
-		  sizeof(*g->fdes)))
-		return false;
-	g->fdes[g->nfdes++] = *fde;
-	return true;
-}
-
-static bool add_fre(struct gen *g, u32 start,
-		    const struct sframe_enc_rule *rule)
-{
-	if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
-		  sizeof(*g->fres)))
-		return false;
-	g->fres[g->nfres].start = start;
-	g->fres[g->nfres].rule = *rule;
-	g->nfres++;
-	return true;
-}
-
 /*
  * Emit rows [i, j) as one SFrame FDE of @type, one FRE per change of rule.
  * Returns a skip reason, GEN_NR_SKIPS on success, or -1 out of memory.
@@ -224,8 +203,8 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 		grown.cfa.off += 8;
 		fde.pc_type = SFRAME_PC_TYPE_MASK;
 		fde.rep_size = GEN_AMD64_PLT_ENTRY;
-		if (!add_fre(g, 0, &first->rule) ||
-		    !add_fre(g, first->plt_split, &grown))
+		if (!gen_add_fre(g, 0, &first->rule) ||
+		    !gen_add_fre(g, first->plt_split, &grown))
 			return -1;
 	} else {
 		for (k = i; k < j; k++) {
@@ -234,7 +213,7 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 			if (k > i && !memcmp(r, &g->fres[g->nfres - 1].rule,
 					     sizeof(*r)))
 				continue;
-			if (!add_fre(g, (u32)(g->rows[k].start - first->start),
+			if (!gen_add_fre(g, (u32)(g->rows[k].start - first->start),
 				     r))
 				return -1;
 		}
@@ -242,7 +221,7 @@ static int emit_segment(struct gen *g, u32 i, u32 j, u8 type, bool signal)
 	fde.num = g->nfres - fde.first;
 	if (fde.num > GEN_MAX_FDE_FRES)
 		return GEN_SKIP_ROWS;
-	if (!add_fde(g, &fde))
+	if (!gen_add_fde(g, &fde))
 		return -1;
 	g->stats.flex_fdes += type == SFRAME_FDE_TYPE_FLEX;
 	g->stats.mask_fdes += fde.pc_type == SFRAME_PC_TYPE_MASK;

@@ -101,6 +101,15 @@ enum gen_plt_refusal {
 	GEN_PLT_NR_REFUSALS
 };
 
+/* Why a gap between FDEs is left out (crt.c). */
+enum gen_crt_refusal {
+	GEN_CRT_SIZE,			/* too large for startup code */
+	GEN_CRT_CODE,			/* an instruction they do not hold */
+	GEN_CRT_FLOW,			/* a jump or stack nothing explains */
+	GEN_CRT_OVERLAP,		/* its section overlaps another's */
+	GEN_CRT_NR_REFUSALS
+};
+
 /* How a row can be encoded. */
 enum gen_row_class {
 	GEN_ROW_DEFAULT,
@@ -164,6 +173,8 @@ struct gen_stats {
 	u32 plt_described;		/* PLT sections given an FDE (plt.c) */
 	u32 plt_covered;		/* ... left to an FDE covering them */
 	u32 plt_refused[GEN_PLT_NR_REFUSALS];
+	u32 crt_described;		/* startup functions given an FDE */
+	u32 crt_refused[GEN_CRT_NR_REFUSALS];	/* gaps, by reason */
 };
 
 struct gen {
@@ -214,8 +225,20 @@ int gen_read_eh_frame(struct gen *g);
 /* cfi.c: one function's CFI rows as SFrame FDEs and FREs (cfi_exec.c). */
 int gen_translate_func(struct gen *g, const struct gen_func *f);
 
+/*
+ * gen_build.c: append an FDE or an FRE (false: out of memory); do FDEs
+ * @first on share addresses with [@lo, @hi)?  Sort the FDEs added after
+ * the CFI's in among them.
+ */
+bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde);
+bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule);
+bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi);
+int gen_sort_fdes(struct gen *g, u32 first);
+/* crt.c: x86-64 startup-file code no FDE covers; each refusal's name. */
+int gen_describe_crt(struct gen *g);
+extern const char * const gen_crt_refusal_names[GEN_CRT_NR_REFUSALS];
 /* plt.c: the x86-64 PLT sections no FDE covers; each refusal's name. */
-int gen_describe_plt(struct gen *g);
+int gen_describe_plt(struct gen *g, u32 first);
 extern const char * const gen_plt_refusal_names[GEN_PLT_NR_REFUSALS];
 
 /* compare.c: gen --compare. */

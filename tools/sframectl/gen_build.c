@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframectl gen's pipeline: read an x86-64 or AArch64 ELF object's .eh_frame,
- * translate its CFI, describe its PLT stubs, encode and validate the
- * SFrame section, in memory, for the gen command, sframectl load and
- * sframectl serve.
+ * translate its CFI, describe its startup code and PLT stubs, sort them
+ * in, encode and validate the SFrame section, in memory, for the gen
+ * command, sframectl load and sframectl serve.
  */
+#define _GNU_SOURCE		/* qsort_r() */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,64 @@ static bool gen_own_covers(const struct gen *g, const struct gen_func *f)
 	       sframe_find_fde(&g->own_sec, f->hi - 1, &fde) == 0;
 }
 
+bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde)
+{
+	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
+		      sizeof(*g->fdes)))
+		return false;
+	g->fdes[g->nfdes++] = *fde;
+	return true;
+}
+
+bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule)
+{
+	if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
+		      sizeof(*g->fres)))
+		return false;
+	g->fres[g->nfres++] = (struct sframe_enc_fre){
+		.start = start, .rule = *rule,
+	};
+	return true;
+}
+
+bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi)
+{
+	u32 i;
+
+	for (i = first; i < g->nfdes; i++)
+		if (g->fdes[i].start < hi &&
+		    g->fdes[i].start + g->fdes[i].size > lo)
+			return true;
+	return false;
+}
+
+static int fde_order(const void *a, const void *b, void *eh_addr)
+{
+	const struct sframe_enc_fde *fa = a, *fb = b;
+	s64 ra = (s64)(fa->start - *(u64 *)eh_addr);
+	s64 rb = (s64)(fb->start - *(u64 *)eh_addr);
+
+	return ra < rb ? -1 : ra > rb;
+}
+
+int gen_sort_fdes(struct gen *g, u32 first)
+{
+	if (g->nfres > GEN_MAX_FRES)
+		return gen_fail(g, EXIT_INVALID,
+				"more than the %u FREs allowed", GEN_MAX_FRES);
+	if (g->nfdes != first)
+		qsort_r(g->fdes, g->nfdes, sizeof(*g->fdes), fde_order,
+			&g->eh_addr);
+	return 0;
+}
+
 /* Read, translate, encode, validate: 0 and the section, or g->err says. */
 int gen_build(struct gen *g, u8 **bytes, size_t *size,
 	      struct sframe_section *sec)
 {
 	struct sframe_error err;
+	u32 i, first;
 	int ret;
-	u32 i;
 
 	*bytes = NULL;
 	ret = g->image ? 0 : read_whole(g);
@@ -74,8 +126,13 @@ int gen_build(struct gen *g, u8 **bytes, size_t *size,
 		else
 			ret = gen_translate_func(g, &g->funcs[i]);
 	}
+	first = g->nfdes;
 	if (!ret)
-		ret = gen_describe_plt(g);
+		ret = gen_describe_crt(g);
+	if (!ret)
+		ret = gen_describe_plt(g, first);
+	if (!ret)
+		ret = gen_sort_fdes(g, first);
 	if (ret)
 		return ret;
 

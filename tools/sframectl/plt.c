@@ -4,7 +4,6 @@
  * .plt.sec, .plt.got, .iplt) that no .eh_frame FDE describes, read from
  * the stubs' own instructions, one FDE per section.
  */
-#define _GNU_SOURCE		/* qsort_r() */
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,23 +222,17 @@ static int plt_emit(struct gen *g, u64 addr, u32 size,
 	for (i = 0; i < n; i++) {
 		if (i && steps[i].cfa == steps[i - 1].cfa)
 			continue;
-		if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
-			      sizeof(*g->fres)))
-			return -1;
 		rule.cfa.off = steps[i].cfa;
-		g->fres[g->nfres++] = (struct sframe_enc_fre){
-			.start = steps[i].off, .rule = rule,
-		};
+		if (!gen_add_fre(g, steps[i].off, &rule))
+			return -1;
 	}
 	fde.num = g->nfres - fde.first;
 	if (fde.num > GEN_MAX_FDE_FRES) {
 		g->nfres = fde.first;
 		return GEN_PLT_ROWS;
 	}
-	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
-		      sizeof(*g->fdes)))
+	if (!gen_add_fde(g, &fde))
 		return -1;
-	g->fdes[g->nfdes++] = fde;
 	return PLT_OK;
 }
 
@@ -270,22 +263,8 @@ static bool plt_layout(const struct gen *g, const GElf_Shdr *sh)
 }
 
 /*
- * Does a PLT section described before, FDEs @first on, share addresses
- * with [@lo, @hi)?  Only a damaged object's sections overlap.
- */
-static bool plt_overlaps(const struct gen *g, u32 first, u64 lo, u64 hi)
-{
-	u32 i;
-
-	for (i = first; i < g->nfdes; i++)
-		if (g->fdes[i].start < hi && g->fdes[i].start + g->fdes[i].size > lo)
-			return true;
-	return false;
-}
-
-/*
  * One section: described, covered already, or refused (counted).  The
- * PLT sections' FDEs are @first on.
+ * FDEs described from code, the PLT's among them, are @first on.
  */
 static int plt_section(struct gen *g, const GElf_Shdr *sh, u32 first)
 {
@@ -294,7 +273,8 @@ static int plt_section(struct gen *g, const GElf_Shdr *sh, u32 first)
 	int why = plt_layout(g, sh) ? PLT_OK : GEN_PLT_LAYOUT;
 
 	if (why == PLT_OK &&
-	    plt_overlaps(g, first, sh->sh_addr, sh->sh_addr + sh->sh_size))
+	    gen_fdes_overlap(g, first, sh->sh_addr,
+				     sh->sh_addr + sh->sh_size))
 		why = GEN_PLT_OVERLAP;
 	if (why == PLT_OK) {
 		if (plt_covered(g, sh->sh_addr, sh->sh_addr + sh->sh_size)) {
@@ -323,22 +303,13 @@ out:
 	return why < 0 ? -1 : 0;
 }
 
-static int fde_order(const void *a, const void *b, void *eh_addr)
-{
-	const struct sframe_enc_fde *fa = a, *fb = b;
-	s64 ra = (s64)(fa->start - *(u64 *)eh_addr);
-	s64 rb = (s64)(fb->start - *(u64 *)eh_addr);
-
-	return ra < rb ? -1 : ra > rb;
-}
-
 /*
- * Add an FDE for each x86-64 PLT section no FDE covers, and sort them
- * in among the functions'.  0, or an exit status with g->err saying why.
+ * Add an FDE for each x86-64 PLT section no FDE covers; FDEs described
+ * from code before them are @first on.  0, or an exit status with g->err
+ * saying why.
  */
-int gen_describe_plt(struct gen *g)
+int gen_describe_plt(struct gen *g, u32 first)
 {
-	u32 nfdes = g->nfdes;
 	GElf_Shdr sh;
 	size_t i;
 
@@ -346,13 +317,7 @@ int gen_describe_plt(struct gen *g)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(plt_names); i++)
 		if (sframe_elf_section(g->obj.elf, plt_names[i], 0, &sh) &&
-		    plt_section(g, &sh, nfdes))
+		    plt_section(g, &sh, first))
 			return gen_fail(g, EXIT_USAGE, "out of memory");
-	if (g->nfres > GEN_MAX_FRES)
-		return gen_fail(g, EXIT_INVALID,
-				"more than the %u FREs allowed", GEN_MAX_FRES);
-	if (g->nfdes != nfdes)
-		qsort_r(g->fdes, g->nfdes, sizeof(*g->fdes), fde_order,
-			&g->eh_addr);
 	return 0;
 }

@@ -126,7 +126,7 @@ u8 *sframe_container(const u8 *sec, size_t size, u16 machine, u64 vaddr,
  * The version of what gen makes: raise it whenever the same input gives
  * another section, so that the service's cache makes its entries again.
  */
-#define SFRAME_GEN_VERSION	2	/* 2: PLT stubs described */
+#define SFRAME_GEN_VERSION	3	/* 3: startup code described */
 
 int sframe_write_all(int fd, const void *data, size_t size);
 const char *sframe_log_name(const char *name, size_t len, char *out,

@@ -141,20 +141,20 @@ while read -r want form name; do
 	[ "$got" = "$want" ] && [ ! -s "$TMP/err" ]
 	ok $? "gen ${args:+--raw }$name: the bytes pinned (sha256 ${got:0:12})"
 done <<'SUMS'
-621ccf7a489dfd9d9a3b31810667f47c24e49a4423a743d24f768cda6245a1d5 elf sid-2.47.50/prog
-a21013653fb9db309c1211c2664a0761f1f3b8f2ac38b86942753da1f8d0b258 raw sid-2.47.50/prog
+235a298faeb8ce49be0cea9942516c144771474e760a6afe6e2202cb53806031 elf sid-2.47.50/prog
+910e117bb4f35965d51f9f58243788ba6aae4c668c8f3eaea2fa42705a760c1b raw sid-2.47.50/prog
 5bd53e7c15e2d2decca1b74b48b647ff18dee2e49f7ebad1c4a055b7464a536e elf sid-2.47.50/prog.o
 744f27df1accb45149c226d40fe87a21506a55ead8f05751d7df752ac1f72c9d raw sid-2.47.50/prog.o
-68259ce89fb014dad4d456c412a624178efa16311c0c54dd6cc0bd1a2b4a472c elf trixie-2.44/prog-static
-6db5761cb9dcb7fd4d673704221458ba3aa3b26eb87b024794819a42d0d13faf raw trixie-2.44/prog-static
-c2edb09c07df3149a81c27d95959bc16a803a9f45b4386e2eb3100448bc25cf5 elf workloads/nosframe/libdeepso.so
-5e64877a71d6420a1151e13ebcc81d0dc6a6317e2d861a98c9b5bddd213707bc raw workloads/nosframe/libdeepso.so
+80abbeefc17302f52fc49a549c2687f5ebb3ea93b28a0e06a401a1b45a0f07cd elf trixie-2.44/prog-static
+6e0e018b39d6b4e13dc67771f8f14c67589d00fa676b8908fc896b6e0b177974 raw trixie-2.44/prog-static
+b9bf7bec5832eea556e57bcd8223624f2a77547e62ca74a3034fb0794993137d elf workloads/nosframe/libdeepso.so
+5cdd23f12b037977da89288fe6f119f47fe68fbf6b2e610b4e6323d2de7373a7 raw workloads/nosframe/libdeepso.so
 2713af0019e58f099470ff050abdb75b01e0e73759ef08a34a6b7d2a43f94f1c elf aarch64/sid-2.47.50/prog-pac
 ef6827c713ef3a098ff0e8c238c0778fc52a21bd0bbf7720ce357de90a5e1241 raw aarch64/sid-2.47.50/hand.o
 da21cc6da3eb400d431082973a9dd8c5e3f4ad58cbdbfcd4b7cec729970d27ef elf sid-2.47.50/hand.o
 263d293a2c83e873cf50bf67aa66134b42230a20c08da22712c2da4b73c4243a elf bookworm-2.40/prog-r.o
-75e425d170440b389c038fe6a963dedd412c114ce7a763da85990ebe6ac01f36 elf sid-2.47.50/prog-static
-1f8be93f559e50b507a1499ad399a8f31f323ebfcedf09c9abb583390a17e44b elf workloads/nosframe/deep
+e9a6967210d5fb51fc7520bb9ee89623b8a232cb3a41e317ae40d8e01fd4b02a elf sid-2.47.50/prog-static
+54da3cd672c3032c301978729449e002a197989de4d301250da5a15fce3a9eda elf workloads/nosframe/deep
 3fd7a5183090443e88df983f8420f5306f576009a83cd1181c33ea7282a842dd elf aarch64/trixie-2.44/prog
 592744e7955574473b6bef44721b67d1f9f4cde3f28aabb140317829ac08001f elf aarch64/bookworm-2.40/prog-pac.o
 SUMS

@@ -34,6 +34,7 @@ FAKEDEV=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cache_entry.sh"
 
 for tool in gcc readelf stat mkfifo timeout; do
 	command -v $tool >/dev/null || { echo "Bail out! $tool not found"; exit 1; }
@@ -268,10 +269,7 @@ ok $? "status after SIGTERM: 'not running' (serve exit $serve_st, status exit $s
 # generator versions, "no fill", the SHA-256 of libc's bytes), cut short
 # meanwhile, is refused and made again; the others come from the cache.
 LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-libc_digest=$(sha256sum "$LIBC" | cut -c1-64 | sed 's/../\\x&/g')
-key=$({ printf 'SFRCACHE\0\3\0\0\0\2\0\0\0\0\0\0\0'; printf "$libc_digest"; } |
-	sha256sum | cut -c1-64)
-entry=$TMP/cache/$key.sidecar
+entry=$(cache_entry "$LIBC" "$TMP/cache")
 size=$(stat -c %s "$entry" 2>/dev/null || echo 0)
 [ "$size" -gt 100 ] && truncate -s $((size - 1)) "$entry"
 FAKEDEV_MAPPED=$MAPPED fake serve --once --cache "$TMP/cache" \

@@ -14,6 +14,7 @@ SFRAMECTL=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/gen_rows.sh"
 
 # The program: IFUNC'd strlen and memcpy in a loop (static: through the
 # IPLT stubs in .plt; dynamic: through lazy .plt entries).
@@ -36,27 +37,6 @@ int main(int argc, char **argv)
 	return argc > 1;
 }
 EOF
-
-# section FILE NAME: "ADDR SIZE" of section NAME, hex without 0x.
-section() {
-	readelf -SW "$1" | awk -v n="$2" '
-		{ sub(/^ *\[ *[0-9]+\]/, "") }
-		$1 == n { print $3, $5; exit }' | sed 's/^0*//'
-}
-
-# rows SIDECAR ADDR SIZE: "OFFSET CFA" for each FRE of the FDE that
-# starts at 0xADDR and is 0xSIZE bytes long; nothing if there is none.
-rows() {
-	local start cfa
-
-	"$SFRAMECTL" dump "$1" | awk -v pc="0x$2" -v size="$((16#$3))" '
-		/func idx/ { on = ($6 == pc "," && $9 == size); next }
-		on && /^ *[0-9a-f]+ / { print $1, $2 }
-		on && /^$/ { on = 0 }' |
-	while read -r start cfa; do
-		echo "$((16#$start - 16#$2)) $cfa"
-	done
-}
 
 # described NAME FILE SECTION WANT [GEN ARGS...]: gen ARGS FILE gives
 # SECTION an FDE whose FREs are WANT ("OFFSET CFA;..."), and check

@@ -22,6 +22,7 @@ set -u
 SFRAMECTL=$1
 FAKEDEV=$2
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cache_entry.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP warm_test.sh: needs root (warm reads root's files only, and becomes its cache's owner)"
@@ -53,15 +54,6 @@ A=$TMP/objs/a
 chown $NOBODY "$TMP/objs/u"
 chmod 0775 "$TMP/objs/g"
 
-# The entry serve names for @1's bytes, whole (no fill): as load_test.sh.
-entry() {
-	local digest
-
-	digest=$(sha256sum "$1" | cut -c1-64 | sed 's/../\\x&/g')
-	echo "$2/$({ printf 'SFRCACHE\0\3\0\0\0\2\0\0\0\0\0\0\0'; printf "$digest"; } |
-		sha256sum | cut -c1-64).sidecar"
-}
-
 # warm ARGS...: sframectl warm, output in $TMP/out and $TMP/err.
 warm() {
 	timeout 120 "$SFRAMECTL" warm "$@" >"$TMP/out" 2>"$TMP/err"
@@ -88,7 +80,7 @@ summary() {
 # nothing for the others, each counted; the stamp made.
 mkdir -m 0700 "$TMP/cache"
 warm --cache "$TMP/cache" --stamp "$TMP/cache/warm.stamp" "$TMP/objs"
-E=$(entry "$A" "$TMP/cache")
+E=$(cache_entry "$A" "$TMP/cache")
 [ $st = 0 ] &&
 	summary | grep -Eqx "4 ELF objects: 1 sidecars made, 0 in the cache already, 1 with SFrame of their own that leaves nothing out, 0 without usable .eh_frame, 2 not root's, 0 too large, 0 not stored for a full cache, 0 failed; [0-9.]+ s" &&
 	[ -f "$E" ] && [ "$(find "$TMP/cache" -name '*.sidecar' | wc -l)" = 1 ] &&
@@ -147,7 +139,7 @@ ok $r "warm: an entry cut short is made again (exit $st)"
 mkdir -m 0700 "$TMP/owned"
 chown $NOBODY:0 "$TMP/owned"
 warm --cache "$TMP/owned" --stamp "$TMP/owned/warm.stamp" "$TMP/objs"
-E=$(entry "$A" "$TMP/owned")
+E=$(cache_entry "$A" "$TMP/owned")
 [ $st = 0 ] && [ "$(stat -c %u:%g "$E")" = $NOBODY:$(id -g $NOBODY) ] &&
 	[ "$(stat -c %u:%g "$TMP/owned/warm.stamp")" = $NOBODY:$(id -g $NOBODY) ]
 r=$?
@@ -181,7 +173,7 @@ ok $r "warm with no generator child: said, exit 2, stamp not moved on (exit $st)
 # exit 2, and the stamp not moved on.
 mkdir -m 0700 "$TMP/nostore"
 chown $NOBODY:$NOBODY "$TMP/nostore"
-E=$(entry "$A" "$TMP/nostore")
+E=$(cache_entry "$A" "$TMP/nostore")
 mkdir "$E"
 chown $NOBODY "$E"
 warm --cache "$TMP/nostore" --stamp "$TMP/nostore/warm.stamp" "$A"
