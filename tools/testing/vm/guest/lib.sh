@@ -218,6 +218,21 @@ wait_for()
 	done
 }
 
+# service_idle [SFRAMECTL]: sframectl status says the service has
+# nothing to do, nothing running and nothing pending, in its hands or in
+# the module's queue; if not, a second's pause (for wait_for, which polls
+# more often than status is worth running).
+service_idle()
+{
+	if "${1:-sframectl}" status > /tmp/status.txt 2> /dev/null &&
+	   grep -Eq '^service: running, .*, idle$' /tmp/status.txt &&
+	   grep -q '^service: pending: 0 ' /tmp/status.txt; then
+		return 0
+	fi
+	sleep 1
+	return 1
+}
+
 # maps_match REGEX: a range of the module's maps, prefixed with its
 # process's pid ("PID  start-end ..."), matches REGEX.  maps is read under
 # RCU only, so this cannot block on the module's locks.

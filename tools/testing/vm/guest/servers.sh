@@ -250,20 +250,6 @@ until_idle()
 	fi
 }
 
-# service_idle: sframectl status says the service has nothing to do,
-# nothing running and nothing pending, in its hands or in the module's
-# queue; if not, a second's pause (for wait_for, which polls).
-service_idle()
-{
-	if sframectl status > /tmp/status.txt 2> /dev/null &&
-	   grep -Eq '^service: running, .*, idle$' /tmp/status.txt &&
-	   grep -q '^service: pending: 0 ' /tmp/status.txt; then
-		return 0
-	fi
-	sleep 1
-	return 1
-}
-
 # throughput: each server's client without perf, then under perf, with
 # perf's walker and with the module in turns (perf's walker, the module
 # while the service warms up from an empty cache, the module once it is

@@ -147,12 +147,9 @@ kill $marker $noeh
 wait $marker $noeh
 
 # Its generator children run side by side: the marker's may end before
-# a library of perf's.  Once none runs, nothing is left to settle.
-idle_end=$(($(uptime_ms) + 120000))
-until $SF status | grep -Eq "^service: running, .*, idle$"; do
-	[ "$(uptime_ms)" -ge $idle_end ] && break
-	sleep 0.5
-done
+# a library of perf's.  Once none runs and nothing is pending, nothing is
+# left to settle (the checks below say what a service still busy did).
+wait_for 120000 service_idle $SF > /dev/null
 # All served and nothing mapped since: the service's numbers are settled.
 loaded=$(($(stat_value sidecars_loaded) - loaded0))
 cannot=$(grep -c "cannot generate SFrame" /tmp/first.log)
