@@ -3,8 +3,9 @@
  * sframectl gen's startup code: the x86-64 functions no .eh_frame FDE
  * describes because the toolchain's startup files put them in every
  * object without CFI (crtstuff's deregister_tm_clones, register_tm_clones,
- * __do_global_dtors_aux and frame_dummy; crti's _init and _fini), described
- * from their own instructions.  Every process runs them as it starts and
+ * __do_global_dtors_aux, frame_dummy and in some objects
+ * __do_global_ctors_aux; crti's _init and _fini), described from their
+ * own instructions.  Every process runs them as it starts and
  * exits, from pages it touches for the first time then; without a rule
  * there, a sample's walk ends in its first frame.
  *
@@ -13,8 +14,9 @@
  * more.  A function starts where code follows a return or a jump (or
  * padding after one) and no jump seen so far lands; it is entered by a
  * call, with nothing pushed.  Every jump must land on an instruction of
- * the gap with the same stack as where it lands, every return and tail
- * jump must leave nothing pushed.  An instruction outside the set, or any
+ * the gap with the same stack as where it lands, a call into the gap on a
+ * function's start, and every return and tail jump must leave nothing
+ * pushed.  An instruction outside the set, or any
  * of these that fails, leaves the whole gap out, counted.
  */
 #include <stdlib.h>
