@@ -225,15 +225,6 @@ int gen_read_eh_frame(struct gen *g);
 /* cfi.c: one function's CFI rows as SFrame FDEs and FREs (cfi_exec.c). */
 int gen_translate_func(struct gen *g, const struct gen_func *f);
 
-/*
- * gen_build.c: append an FDE or an FRE (false: out of memory); do FDEs
- * @first on share addresses with [@lo, @hi)?  Sort the FDEs added after
- * the CFI's in among them.
- */
-bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde);
-bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule);
-bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi);
-int gen_sort_fdes(struct gen *g, u32 first);
 /* crt.c: x86-64 startup-file code no FDE covers; each refusal's name. */
 int gen_describe_crt(struct gen *g);
 extern const char * const gen_crt_refusal_names[GEN_CRT_NR_REFUSALS];

@@ -55,37 +55,6 @@ static bool gen_own_covers(const struct gen *g, const struct gen_func *f)
 	       sframe_find_fde(&g->own_sec, f->hi - 1, &fde) == 0;
 }
 
-bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde)
-{
-	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
-		      sizeof(*g->fdes)))
-		return false;
-	g->fdes[g->nfdes++] = *fde;
-	return true;
-}
-
-bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule)
-{
-	if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
-		      sizeof(*g->fres)))
-		return false;
-	g->fres[g->nfres++] = (struct sframe_enc_fre){
-		.start = start, .rule = *rule,
-	};
-	return true;
-}
-
-bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi)
-{
-	u32 i;
-
-	for (i = first; i < g->nfdes; i++)
-		if (g->fdes[i].start < hi &&
-		    g->fdes[i].start + g->fdes[i].size > lo)
-			return true;
-	return false;
-}
-
 static int fde_order(const void *a, const void *b, void *eh_addr)
 {
 	const struct sframe_enc_fde *fa = a, *fb = b;
@@ -95,7 +64,12 @@ static int fde_order(const void *a, const void *b, void *eh_addr)
 	return ra < rb ? -1 : ra > rb;
 }
 
-int gen_sort_fdes(struct gen *g, u32 first)
+/*
+ * Sort the FDEs described from code (@first on) in among the CFI's, once
+ * the FREs are known to be within bounds.  0, or an exit status with
+ * g->err saying why.
+ */
+static int gen_sort_fdes(struct gen *g, u32 first)
 {
 	if (g->nfres > GEN_MAX_FRES)
 		return gen_fail(g, EXIT_INVALID,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframectl gen's helpers, which every step uses and which use no step:
- * growing an array, recording why gen failed, reading the fields of
- * .eh_frame and its CFI instructions.
+ * growing an array, appending an FDE or an FRE, recording why gen failed,
+ * reading the fields of .eh_frame and its CFI instructions.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +26,37 @@ bool gen_grow(void **arr, u32 *cap, u32 need, size_t elem)
 	*arr = p;
 	*cap = n;
 	return true;
+}
+
+bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde)
+{
+	if (!gen_grow((void **)&g->fdes, &g->fdes_cap, g->nfdes + 1,
+		      sizeof(*g->fdes)))
+		return false;
+	g->fdes[g->nfdes++] = *fde;
+	return true;
+}
+
+bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule)
+{
+	if (!gen_grow((void **)&g->fres, &g->fres_cap, g->nfres + 1,
+		      sizeof(*g->fres)))
+		return false;
+	g->fres[g->nfres++] = (struct sframe_enc_fre){
+		.start = start, .rule = *rule,
+	};
+	return true;
+}
+
+bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi)
+{
+	u32 i;
+
+	for (i = first; i < g->nfdes; i++)
+		if (g->fdes[i].start < hi &&
+		    g->fdes[i].start + g->fdes[i].size > lo)
+			return true;
+	return false;
 }
 
 /* Say in g->err why gen stops, and return @status, the exit status. */

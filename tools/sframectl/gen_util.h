@@ -11,8 +11,15 @@
 #include <sframe/sframe.h>
 
 struct gen;
+struct sframe_enc_fde;
+struct sframe_enc_rule;
 
 bool gen_grow(void **arr, u32 *cap, u32 need, size_t elem);
+/* Append to g's FDEs or FREs: false out of memory. */
+bool gen_add_fde(struct gen *g, const struct sframe_enc_fde *fde);
+bool gen_add_fre(struct gen *g, u32 start, const struct sframe_enc_rule *rule);
+/* Do g's FDEs @first on share addresses with [@lo, @hi)? */
+bool gen_fdes_overlap(const struct gen *g, u32 first, u64 lo, u64 hi);
 __printf(3, 4)
 int gen_fail(struct gen *g, int status, const char *fmt, ...);
 bool gen_read_uleb(const u8 **p, const u8 *end, u64 *val);
