@@ -182,6 +182,36 @@ stat_value()
 	sed -n "s/^$1: //p" /sys/kernel/debug/sframe_unwind/stats
 }
 
+# check_walk_time: results on the time the walks took since the module was
+# loaded.  Under TCG a walk takes about 10 us on average, one of 120 SFrame
+# frames well under a millisecond, and one that decoded a long FDE's FREs
+# at each frame would take seconds.  The mean (walk_ns_total / samples) is
+# held to WALK_MEAN_NS_BOUND, 20 times that average.  The longest walk
+# (walk_ns_max) also counts the time the host kept the vCPU from running
+# during it, tens of milliseconds on a busy host, so it is held only to
+# WALK_MAX_NS_BOUND, which a walk that ran away exceeds.
+WALK_MEAN_NS_BOUND=200000
+WALK_MAX_NS_BOUND=250000000
+check_walk_time()
+{
+	cw_samples=$(stat_value samples)
+	cw_total=$(stat_value walk_ns_total)
+	cw_max=$(stat_value walk_ns_max)
+	if [ -z "$cw_max" ] || [ -z "$cw_total" ] || [ "${cw_samples:-0}" -eq 0 ]; then
+		result fail "stats: no walk measured (samples ${cw_samples:-missing})"
+		return
+	fi
+	cw_mean=$((cw_total / cw_samples))
+	metric walk_ns_mean "$cw_mean"
+	metric walk_ns_max "$cw_max"
+	verdict "mean walk $cw_mean ns over $cw_samples samples <= $WALK_MEAN_NS_BOUND ns" \
+		"mean walk $cw_mean ns over $cw_samples samples > $WALK_MEAN_NS_BOUND ns" \
+		[ "$cw_mean" -le $WALK_MEAN_NS_BOUND ]
+	verdict "longest walk $cw_max ns <= $WALK_MAX_NS_BOUND ns" \
+		"longest walk $cw_max ns > $WALK_MAX_NS_BOUND ns" \
+		[ "$cw_max" -le $WALK_MAX_NS_BOUND ]
+}
+
 # expect_stat NAME VALUE: a result saying whether stat_value NAME is VALUE.
 expect_stat()
 {
