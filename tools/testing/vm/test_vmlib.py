@@ -24,8 +24,8 @@ sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
 from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
-    kmods, ktap, machinecode, modules, scenario, stackcheck, sysimage, system, \
-    sysroot  # noqa: E402
+    kernels, kmods, ktap, machinecode, modules, scenario, stackcheck, sysimage, \
+    system, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -840,6 +840,13 @@ class KmodsTest(unittest.TestCase):
         self.assertTrue(s.runs_on("arm64-debian-6.12", False, "arm64"))
         self.assertFalse(s.runs_on("arm64-debian-6.1", False, "arm64"))
         self.assertTrue(s.runs_on("arm64-debian-6.1", True, "arm64"))
+
+    def test_newest_kernel_by_default(self):
+        """make check runs on unstable's kernel what testing.rst says it does."""
+        self.assertIn("debian-7.x", kernels.DEFAULT_KERNELS)
+        planned = {s.name for s in scenario.discover() if s.runs_on("debian-7.x")}
+        self.assertEqual(planned, {"sframe-bpf", "sframe-deferred", "sframe-ftrace",
+                                   "sframe-rmmod", "sframe-running", "sframe-shortlived"})
 
     def test_scenarios_of_both_folders_and_no_name_twice(self):
         names = [s.name for s in scenario.discover()]

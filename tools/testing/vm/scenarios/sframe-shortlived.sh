@@ -15,7 +15,7 @@
 # Control: the same without the module.
 # needs: module
 # kernels: debian-5.10 debian-6.1 debian-6.12 debian-7.x debug arm64-debian-6.1 arm64-debian-6.12
-# default: debian-5.10 debian-6.12 arm64-debian-6.12
+# default: debian-5.10 debian-6.12 debian-7.x arm64-debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 SHORTLIVED=/workloads/project/sframe/shortlived

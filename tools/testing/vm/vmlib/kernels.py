@@ -25,9 +25,8 @@ KERNELS = {
     "arm64-debian-6.1": ("bookworm", "debian"),
     "arm64-debian-6.12": ("bookworm-backports", "debian"),
 }
-DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debug",
-                   "arm64-debian-6.1", "arm64-debian-6.12"]
-EXPLICIT_ONLY = {"debian-7.x"}
+DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debian-7.x",
+                   "debug", "arm64-debian-6.1", "arm64-debian-6.12"]
 # the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
 ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
 
