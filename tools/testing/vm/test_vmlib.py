@@ -23,7 +23,7 @@ VM_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
-from vmlib import arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
+from vmlib import apt, arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
     kernels, kmods, ktap, machinecode, modules, scenario, stackcheck, sysimage, \
     system, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
@@ -797,6 +797,53 @@ class BuildToolsTest(unittest.TestCase):
                 modules.need_build_tools(self._kdir(root, vmlinux, btf))
 
 
+class FakeApt(apt.PrivateApt):
+    """A PrivateApt over a fixed package list: experimental's kernel headers."""
+
+    VERSION = "7.3~rc7-1~exp1"
+    PACKAGES = {
+        "linux-headers-7.3-amd64": "gcc-16-for-host, linux-base (>= 4.12~), "
+                                   f"linux-headers-7.3-common (= {VERSION}), linux-kbuild-7.3",
+        "linux-headers-7.3-common": "",
+        "linux-kbuild-7.3": "libc6 (>= 2.38), libelf1t64 (>= 0.144), libssl3t64 (>= 3.0.0)",
+    }
+
+    def __init__(self):  # pylint: disable=super-init-not-called
+        self.suite = "experimental"
+
+    def update(self, force=False):
+        pass
+
+    def show(self, package):
+        if package not in self.PACKAGES:
+            raise HarnessError(f"package {package} not found in {self.suite}")
+        return {"Package": package, "Version": self.VERSION,
+                "Depends": self.PACKAGES[package]}
+
+    def download(self, package, version):
+        return f"/debs/{package}_{version}_amd64.deb"
+
+
+class ExperimentalTest(unittest.TestCase):
+    """Experimental's kernel: its packages depend on unstable's."""
+
+    def test_depends_on_a_package_only_unstable_has(self):
+        deps = dict(FakeApt().depends("linux-headers-7.3-amd64"))
+        self.assertIsNone(deps["linux-base"])
+        self.assertEqual(deps["linux-kbuild-7.3"], FakeApt.VERSION)
+        self.assertEqual(deps["linux-headers-7.3-common"], FakeApt.VERSION)
+
+    def test_chroot_headers(self):
+        with unittest.mock.patch.object(kernels, "private_apt", lambda cache, suite: FakeApt()):
+            debs, packages = kernels.chroot_headers("/cache", "debian-experimental",
+                                                    "7.3-amd64")
+            self.assertIsNone(kernels.chroot_headers("/cache", "debian-7.x", "7.2-amd64"))
+        self.assertEqual([os.path.basename(d).split("_")[0] for d in debs],
+                         ["linux-headers-7.3-amd64", "linux-headers-7.3-common",
+                          "linux-kbuild-7.3"])
+        self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
+
+
 class KmodsTest(unittest.TestCase):
     """A scenario's kmods: header, and the module taken from a kernel package."""
 
@@ -842,11 +889,13 @@ class KmodsTest(unittest.TestCase):
         self.assertTrue(s.runs_on("arm64-debian-6.1", True, "arm64"))
 
     def test_newest_kernel_by_default(self):
-        """make check runs on unstable's kernel what testing.rst says it does."""
-        self.assertIn("debian-7.x", kernels.DEFAULT_KERNELS)
-        planned = {s.name for s in scenario.discover() if s.runs_on("debian-7.x")}
-        self.assertEqual(planned, {"sframe-bpf", "sframe-deferred", "sframe-ftrace",
-                                   "sframe-rmmod", "sframe-running", "sframe-shortlived"})
+        """make check runs on the newest kernels what testing.rst says it does."""
+        for name in ("debian-7.x", "debian-experimental"):
+            self.assertIn(name, kernels.DEFAULT_KERNELS)
+            planned = {s.name for s in scenario.discover() if s.runs_on(name)}
+            self.assertEqual(planned, {"sframe-bpf", "sframe-deferred", "sframe-ftrace",
+                                       "sframe-rmmod", "sframe-running",
+                                       "sframe-shortlived"})
 
     def test_scenarios_of_both_folders_and_no_name_twice(self):
         names = [s.name for s in scenario.discover()]

@@ -4,7 +4,7 @@
 # of the v3 workload's chain, without and with the module.  Only kernels
 # with the deferred unwinder have it.
 # needs: module
-# kernels: debian-7.x
+# kernels: debian-7.x debian-experimental
 # timeout: 300
 . /vmtest/lib.sh
 B=/workloads/project/bpfstack

@@ -14,8 +14,8 @@
 # first, then its data over the rest of that mapping (design.rst).
 # Control: the same without the module.
 # needs: module
-# kernels: debian-5.10 debian-6.1 debian-6.12 debian-7.x debug arm64-debian-6.1 arm64-debian-6.12
-# default: debian-5.10 debian-6.12 debian-7.x arm64-debian-6.12
+# kernels: debian-5.10 debian-6.1 debian-6.12 debian-7.x debian-experimental debug arm64-debian-6.1 arm64-debian-6.12
+# default: debian-5.10 debian-6.12 debian-7.x debian-experimental arm64-debian-6.12
 # timeout: 300
 . /vmtest/lib.sh
 SHORTLIVED=/workloads/project/sframe/shortlived

@@ -114,15 +114,24 @@ class PrivateApt:
     def depends(self, package):
         """Return [(name, version)] of package's Depends.
 
-        An exact "(= v)" is kept; any other dependency gets its candidate.
+        An exact "(= v)" is kept; any other linux-* dependency gets its
+        candidate, or None where the suite lacks it (experimental carries
+        only the packages it changes; the rest are unstable's).
         """
         out = []
         for alt in self.show(package).get("Depends", "").split(","):
             m = re.match(r"\s*([^\s(|]+)\s*(?:\(\s*=\s*([^)\s]+)\s*\))?", alt)
             if m:
                 out.append((m.group(1), m.group(2)))
-        return [(name, ver or self.candidate(name)) if name.startswith("linux-")
+        return [(name, ver or self._candidate_or_none(name)) if name.startswith("linux-")
                 else (name, ver) for name, ver in out]
+
+    def _candidate_or_none(self, package):
+        """Return package's candidate version, or None if the suite lacks it."""
+        try:
+            return self.candidate(package)
+        except HarnessError:
+            return None
 
     def candidate(self, package):
         """Return the version apt would pick for package."""

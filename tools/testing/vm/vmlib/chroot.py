@@ -2,7 +2,9 @@
 
 Debian unstable's kernel headers are made for its own compiler (gcc-16 for
 7.x), which Debian 12 lacks; a minimal chroot of that suite, kept in the
-cache, holds the compiler and the matching headers.
+cache, holds the compiler and the matching headers.  Experimental is no
+suite of its own (its packages are built on unstable's): its kernel's
+headers are unpacked into a chroot of unstable.
 """
 
 import glob
@@ -26,22 +28,31 @@ def compiler_package(cc):
     return f"gcc-{m.group(1)}"
 
 
-def ensure_chroot(cache, suite, release, cc, logfile):
-    """Create (once) a minbase chroot of suite with cc and release's headers."""
-    root = os.path.join(cache, "chroots", f"{suite}-{release}")
+def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
+    """Create (once) kernel name's minbase chroot of suite, with cc and headers.
+
+    headers, called only when the chroot is made: None, release's headers
+    come from suite; else (debs, packages): the .debs of the headers,
+    unpacked into the chroot, and the packages of suite they need.  One
+    chroot per kernel name: a new release's replaces the old one.
+    """
+    top = os.path.join(cache, "chroots", name)
+    root = os.path.join(top, release)
     done = os.path.join(root, ".vmtest-ready")
     if os.path.exists(done):
         return root
     need_tool("debootstrap")
     shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(os.path.dirname(root), exist_ok=True)
-    include = ",".join([compiler_package(cc), "make", "libc6-dev",
-                        f"linux-headers-{release}"])
+    os.makedirs(top, exist_ok=True)
+    debs, packages = (headers and headers()) or ([], [f"linux-headers-{release}"])
+    include = ",".join([compiler_package(cc), "make", "libc6-dev"] + packages)
     log(f"debootstrapping {suite} for {release} into {root} (log: {logfile})")
     run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
          f"--include={include}", suite, root, debian_mirror()], logfile=logfile, quiet=True)
+    for deb in debs:
+        run(["dpkg-deb", "-x", deb, root], logfile=logfile, quiet=True)
     open(done, "w").close()
-    for stale in glob.glob(os.path.join(os.path.dirname(root), f"{suite}-*")):
+    for stale in glob.glob(os.path.join(top, "*")):
         if stale != root:
             log(f"removing stale chroot {stale}")
             shutil.rmtree(stale, ignore_errors=True)

@@ -22,11 +22,16 @@ KERNELS = {
     "debian-6.12": ("bookworm-backports", "debian"),
     "debug": ("bookworm-backports", "debug"),
     "debian-7.x": ("sid", "debian"),
+    "debian-experimental": ("experimental", "debian"),
     "arm64-debian-6.1": ("bookworm", "debian"),
     "arm64-debian-6.12": ("bookworm-backports", "debian"),
 }
 DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debian-7.x",
-                   "debug", "arm64-debian-6.1", "arm64-debian-6.12"]
+                   "debian-experimental", "debug", "arm64-debian-6.1",
+                   "arm64-debian-6.12"]
+# the suite whose chroot builds the module where the kernel's own has none
+# (experimental's packages are built on unstable's)
+CHROOT_SUITE = {"debian-experimental": "sid"}
 # the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
 ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
 
@@ -148,6 +153,30 @@ def _deb_with_vmlinuz(apt, image, version, release):
             if member in listing:
                 return deb, member
     raise HarnessError(f"no package of {image} holds a vmlinuz for {release}")
+
+
+def chroot_headers(cache, name, release):
+    """Return what a chroot of another suite needs to build for kernel name.
+
+    None where the kernel's own suite has a chroot (its headers are one of
+    its packages); else (debs, packages): the .debs of release's headers,
+    their common part and kbuild, and the other packages kbuild's programs
+    need, which the chroot's suite carries.
+    """
+    suite = KERNELS[name][0]
+    if name not in CHROOT_SUITE:
+        return None
+    apt = private_apt(cache, suite)
+    apt.update()
+    headers = f"linux-headers-{release}"
+    wanted = [(headers, apt.candidate(headers))]
+    wanted += [(n, v) for n, v in apt.depends(headers)
+               if n.startswith(("linux-headers-", "linux-kbuild-"))]
+    packages = set()
+    for n, _ in wanted:
+        packages.update(d for d, _ in apt.depends(n)
+                        if not d.startswith(("linux-", "gcc-")))
+    return [apt.download(n, v) for n, v in wanted], sorted(packages)
 
 
 def private_apt(cache, suite, arch="amd64"):
