@@ -10,6 +10,10 @@
 #                         vmtest --system --servers)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
+#   make check-builds     the module built, not booted, for every flavour
+#                         (generic, cloud, rt) of the newest amd64 kernel
+#                         of each Debian suite (tools/testing/vm/vmtest
+#                         --builds)
 #   make check-system     the packages installed on a booted Debian 12
 #                         system (tools/testing/vm/vmtest --system; check
 #                         runs only its --servers part)
@@ -56,6 +60,9 @@ check-vm:
 
 check-system:
 	tools/testing/vm/vmtest --system
+
+check-builds:
+	tools/testing/vm/vmtest --builds
 
 fuzz:
 	$(MAKE) -C tools/testing/sframe fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
@@ -106,5 +113,5 @@ clean:
 	rm -rf build
 	-$(MAKE) -C kernel clean KDIR=$(KDIR) 2>/dev/null
 
-.PHONY: module tools check check-user check-vm check-system fuzz bench bench-user bench-vm \
-	bench-servers checkpatch demo deb results fixtures clean
+.PHONY: module tools check check-user check-vm check-system check-builds fuzz bench \
+	bench-user bench-vm bench-servers checkpatch demo deb results fixtures clean

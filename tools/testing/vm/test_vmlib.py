@@ -23,9 +23,9 @@ VM_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
-from vmlib import apt, arch, bpfcheck, channel, console, container, forkcheck, initramfs, java, \
-    kernels, kmods, ktap, machinecode, modules, scenario, stackcheck, sysimage, \
-    system, sysroot  # noqa: E402
+from vmlib import apt, arch, bpfcheck, builds, channel, chroot, console, container, \
+    forkcheck, initramfs, java, kernels, kmods, ktap, machinecode, modules, scenario, \
+    stackcheck, sysimage, system, sysroot  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -840,6 +840,60 @@ class ExperimentalTest(unittest.TestCase):
             self.assertIsNone(kernels.chroot_headers("/cache", "debian-7.x", "7.2-amd64"))
         self.assertEqual([os.path.basename(d).split("_")[0] for d in debs],
                          ["linux-headers-7.3-amd64", "linux-headers-7.3-common",
+                          "linux-kbuild-7.3"])
+        self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
+
+
+class UnpackIntoChrootTest(unittest.TestCase):
+    """A package's ./lib/... lands in a merged-/usr chroot's /usr/lib."""
+
+    def test_directory_symlink_kept(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = os.path.join(tmp, "pkg")
+            os.makedirs(os.path.join(pkg, "DEBIAN"))
+            os.makedirs(os.path.join(pkg, "lib/modules/7.3-amd64"))
+            with open(os.path.join(pkg, "DEBIAN/control"), "w") as f:
+                f.write("Package: headers\nVersion: 1\nArchitecture: all\n"
+                        "Maintainer: t <t@t>\nDescription: t\n")
+            with open(os.path.join(pkg, "lib/modules/7.3-amd64/build"), "w") as f:
+                f.write("x")
+            deb = os.path.join(tmp, "headers.deb")
+            subprocess.run(["dpkg-deb", "--build", "--root-owner-group", pkg, deb],
+                           check=True, capture_output=True)
+            root = os.path.join(tmp, "root")
+            os.makedirs(os.path.join(root, "usr/lib/x86_64-linux-gnu"))
+            os.symlink("usr/lib", os.path.join(root, "lib"))
+            chroot.unpack_into(deb, root, os.path.join(tmp, "log"))
+            self.assertTrue(os.path.islink(os.path.join(root, "lib")))
+            self.assertTrue(os.path.isdir(os.path.join(root, "lib/x86_64-linux-gnu")))
+            self.assertTrue(os.path.isfile(
+                os.path.join(root, "usr/lib/modules/7.3-amd64/build")))
+
+
+class BuildsTest(unittest.TestCase):
+    """vmtest --builds: each flavour a suite carries, and only those."""
+
+    class SuiteApt(FakeApt):
+        """Experimental with the generic and the rt flavour, no cloud one."""
+
+        PACKAGES = dict(FakeApt.PACKAGES, **{
+            "linux-headers-amd64": f"linux-base-amd64 (= {FakeApt.VERSION}), "
+                                   f"linux-headers-7.3-amd64 (= {FakeApt.VERSION})",
+            "linux-headers-rt-amd64": f"linux-headers-7.3-rt-amd64 (= {FakeApt.VERSION})",
+            "linux-headers-7.3-rt-amd64": f"linux-headers-7.3-common (= {FakeApt.VERSION}), "
+                                          "linux-kbuild-7.3",
+        })
+
+    def test_suite_headers(self):
+        self.assertEqual(builds.suite_headers(self.SuiteApt()),
+                         [("amd64", "7.3-amd64", FakeApt.VERSION),
+                          ("rt-amd64", "7.3-rt-amd64", FakeApt.VERSION)])
+
+    def test_headers_debs(self):
+        debs, packages = kernels.headers_debs(self.SuiteApt(), "7.3-rt-amd64",
+                                              FakeApt.VERSION)
+        self.assertEqual([os.path.basename(d).split("_")[0] for d in debs],
+                         ["linux-headers-7.3-rt-amd64", "linux-headers-7.3-common",
                           "linux-kbuild-7.3"])
         self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
 

@@ -10,6 +10,7 @@ headers are unpacked into a chroot of unstable.
 import glob
 import os
 import re
+import shlex
 import shutil
 
 from .apt import KEYRING, debian_mirror
@@ -26,6 +27,18 @@ def compiler_package(cc):
     if not m:
         raise HarnessError(f"cannot tell the package of compiler {cc}")
     return f"gcc-{m.group(1)}"
+
+
+def unpack_into(deb, root, logfile):
+    """Unpack deb's files into the chroot at root, as dpkg would.
+
+    Through the chroot's directory symlinks: a merged-/usr chroot's /lib
+    is one, and older headers packages hold ./lib/modules/R/build, which
+    dpkg-deb -x would make a directory in its place, hiding the C library.
+    """
+    script = (f"dpkg-deb --fsys-tarfile {shlex.quote(deb)} | "
+              f"tar -x --keep-directory-symlink -C {shlex.quote(root)}")
+    run(["bash", "-c", "set -o pipefail; " + script], logfile=logfile, quiet=True)
 
 
 def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
@@ -50,7 +63,7 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
          f"--include={include}", suite, root, debian_mirror()], logfile=logfile, quiet=True)
     for deb in debs:
-        run(["dpkg-deb", "-x", deb, root], logfile=logfile, quiet=True)
+        unpack_into(deb, root, logfile)
     open(done, "w").close()
     for stale in glob.glob(os.path.join(top, "*")):
         if stale != root:
@@ -59,18 +72,21 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     return root
 
 
-def build_in_chroot(repo, root, release, name, logfile):
-    """Build repo's kernel/ inside the chroot; return {module: .ko path}."""
+def build_in_chroot(repo, root, release, name, logfile, bench=True):
+    """Build repo's kernel/ inside the chroot; return {module: .ko path}.
+
+    bench: with the walk's benchmark (bench-walk), which DKMS's build lacks.
+    """
     inside = f"/build/{name}"
     work = os.path.join(root, inside.lstrip("/"))
     shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(repo, work, symlinks=True,
-                    ignore=lambda d, names: [n for n in names if n in (".git", "results")])
+    for part in ("kernel", "include"):
+        shutil.copytree(os.path.join(repo, part), os.path.join(work, part), symlinks=True)
     jobs = str(os.cpu_count() or 2)
     # objtool reads /proc; a private mount namespace drops the mount on exit
     script = (f"mount -t proc proc /proc && exec make -C {inside}/kernel "
-              f"KDIR=/usr/src/linux-headers-{release} -j{jobs} "
-              "CONFIG_SFRAME_UNWIND_BENCH=y")
+              f"KDIR=/usr/src/linux-headers-{release} -j{jobs}"
+              + (" CONFIG_SFRAME_UNWIND_BENCH=y" if bench else ""))
     run(["unshare", "--mount", "--propagation", "private", "chroot", root,
          "sh", "-c", script], logfile=logfile)
     kos = glob.glob(os.path.join(work, "kernel", "**", "*.ko"), recursive=True)

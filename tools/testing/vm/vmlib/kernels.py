@@ -71,16 +71,21 @@ class Kernel:
         return kernel
 
 
-def missing_compiler(kdir):
-    """Return the compiler kdir's kernel was built with if the host lacks it."""
+def config_compiler(config):
+    """Return the compiler a kernel's .config at config names, or None."""
     try:
-        with open(os.path.join(kdir, ".config")) as f:
+        with open(config) as f:
             m = re.search(r'^CONFIG_CC_VERSION_TEXT="(\S+)', f.read(), re.M)
     except OSError:
         return None
-    if not m:
+    return m.group(1) if m else None
+
+
+def missing_compiler(kdir):
+    """Return the compiler kdir's kernel was built with if the host lacks it."""
+    cc = config_compiler(os.path.join(kdir, ".config"))
+    if not cc:
         return None
-    cc = m.group(1)
     major = re.search(r"gcc-(\d+)$", cc)
     if shutil.which(cc) or (major and shutil.which(f"gcc-{major.group(1)}")):
         return None
@@ -155,28 +160,34 @@ def _deb_with_vmlinuz(apt, image, version, release):
     raise HarnessError(f"no package of {image} holds a vmlinuz for {release}")
 
 
+def headers_debs(apt, release, version):
+    """Return (debs, packages) that build modules for release in a chroot.
+
+    debs: the .debs of release's headers at version, their common part
+    and kbuild, from apt's suite; packages: the others kbuild's programs
+    need, which the chroot's suite carries.
+    """
+    headers = f"linux-headers-{release}"
+    wanted = [(headers, version)] + [
+        (n, v) for n, v in apt.depends(headers)
+        if n.startswith(("linux-headers-", "linux-kbuild-")) and v]
+    packages = set()
+    for n, _ in wanted:
+        packages.update(d for d, _ in apt.depends(n) if not d.startswith(("linux-", "gcc-")))
+    return [apt.download(n, v) for n, v in wanted], sorted(packages)
+
+
 def chroot_headers(cache, name, release):
     """Return what a chroot of another suite needs to build for kernel name.
 
     None where the kernel's own suite has a chroot (its headers are one of
-    its packages); else (debs, packages): the .debs of release's headers,
-    their common part and kbuild, and the other packages kbuild's programs
-    need, which the chroot's suite carries.
+    its packages); else headers_debs() of release from the kernel's suite.
     """
-    suite = KERNELS[name][0]
     if name not in CHROOT_SUITE:
         return None
-    apt = private_apt(cache, suite)
+    apt = private_apt(cache, KERNELS[name][0])
     apt.update()
-    headers = f"linux-headers-{release}"
-    wanted = [(headers, apt.candidate(headers))]
-    wanted += [(n, v) for n, v in apt.depends(headers)
-               if n.startswith(("linux-headers-", "linux-kbuild-"))]
-    packages = set()
-    for n, _ in wanted:
-        packages.update(d for d, _ in apt.depends(n)
-                        if not d.startswith(("linux-", "gcc-")))
-    return [apt.download(n, v) for n, v in wanted], sorted(packages)
+    return headers_debs(apt, release, apt.candidate(f"linux-headers-{release}"))
 
 
 def private_apt(cache, suite, arch="amd64"):
