@@ -90,7 +90,7 @@ def build_suite(repo, cache, suite, results, tap):
             tap.skip(f"build {suite}", "the suite carries no amd64 kernel headers")
             return
         root = suite_chroot(cache, suite, found, logfile)
-    except HarnessError as e:
+    except (HarnessError, OSError) as e:
         tap.skip(f"build {suite}", str(e).splitlines()[0])
         return
     for flavour, release, version in found:
@@ -101,6 +101,9 @@ def build_suite(repo, cache, suite, results, tap):
                                        bench=False)
         except HarnessError as e:
             tap.test(False, what, str(e).splitlines()[0])
+            continue
+        except OSError as e:
+            tap.skip(what, f"this host cannot build in a chroot: {e}")
             continue
         tap.test(True, what)
 

@@ -138,6 +138,8 @@ def _pick(deps, prefix, suffix=""):
     """Return the (name, version) dependency with the given prefix/suffix."""
     for name, version in deps:
         if name.startswith(prefix) and name.endswith(suffix):
+            if version is None:
+                raise HarnessError(f"dependency {name} is not in the suite")
             return name, version
     raise HarnessError(f"no dependency {prefix}*{suffix} in {deps}")
 
