@@ -187,10 +187,10 @@ stat_value()
 # busy one), one of 120 SFrame frames well under a millisecond, and one
 # that decoded a long FDE's FREs at each frame would take seconds.  The
 # mean (walk_ns_total / samples) is held to WALK_MEAN_NS_BOUND, 50 times
-# the busy host's average.  The longest walk
-# (walk_ns_max) also counts the time the host kept the vCPU from running
-# during it, tens of milliseconds on a busy host, so it is held only to
-# WALK_MAX_NS_BOUND, which a walk that ran away exceeds.
+# the busy host's average.  The longest walk (walk_ns_max) also counts the
+# time the host kept the vCPU from running during it, tens of milliseconds
+# on a busy host, so it is held only to WALK_MAX_NS_BOUND, which a walk
+# that ran away exceeds.
 WALK_MEAN_NS_BOUND=1000000
 WALK_MAX_NS_BOUND=250000000
 check_walk_time()

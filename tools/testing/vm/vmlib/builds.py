@@ -7,7 +7,7 @@ flavour are built against, in a chroot of the suite made for it (its
 compiler), so that a kernel the module does not build for is known before
 a user's DKMS meets it.  A partial suite (backports, experimental) has no
 chroot of its own: its headers are unpacked into one of the suite it is
-built on, as for debian-experimental (chroot.py).
+built on (kernels.BASE_SUITE), as for debian-experimental (chroot.py).
 """
 
 import os
@@ -16,23 +16,15 @@ import tempfile
 from . import chroot, kernels
 from .util import HarnessError, Stopwatch, log
 
-# suite -> the suite whose chroot builds for it
-SUITES = {
-    "bullseye": "bullseye",
-    "bookworm": "bookworm",
-    "bookworm-backports": "bookworm",
-    "trixie": "trixie",
-    "sid": "sid",
-    "experimental": "sid",
-}
+SUITES = ["bullseye", "bookworm", "bookworm-backports", "trixie", "sid", "experimental"]
 FLAVOURS = ["amd64", "cloud-amd64", "rt-amd64"]
 
 
 def suite_headers(apt):
     """Return [(flavour, release, version)] of the headers apt's suite carries.
 
-    A flavour the suite does not carry is left out (bullseye has no cloud
-    rt, a partial suite may carry none).
+    A flavour the suite does not carry is left out (a partial suite may
+    carry some flavours, or none).
     """
     found = []
     for flavour in FLAVOURS:
@@ -71,8 +63,8 @@ def suite_chroot(cache, suite, found, logfile):
         debs += more
         packages.update(needs)
     cc = compiler_of(debs[0], found[0][1])
-    return chroot.ensure_chroot(cache, f"builds-{suite}", SUITES[suite], found[0][2], cc,
-                                logfile, lambda: (debs, sorted(packages)))
+    return chroot.ensure_chroot(cache, f"builds-{suite}", kernels.chroot_suite(suite),
+                                found[0][2], cc, logfile, lambda: (debs, sorted(packages)))
 
 
 def build_suite(repo, cache, suite, results, tap):

@@ -29,9 +29,14 @@ KERNELS = {
 DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debian-7.x",
                    "debian-experimental", "debug", "arm64-debian-6.1",
                    "arm64-debian-6.12"]
-# the suite whose chroot builds the module where the kernel's own has none
-# (experimental's packages are built on unstable's)
-CHROOT_SUITE = {"debian-experimental": "sid"}
+# A partial suite, which holds only the packages it changes, and the suite
+# whose chroot builds modules for its kernels (it is built on that one's).
+BASE_SUITE = {"experimental": "sid", "bookworm-backports": "bookworm"}
+
+
+def chroot_suite(suite):
+    """Return the suite whose chroot builds modules for suite's kernels."""
+    return BASE_SUITE.get(suite, suite)
 # the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
 ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
 
@@ -185,9 +190,10 @@ def chroot_headers(cache, name, release):
     None where the kernel's own suite has a chroot (its headers are one of
     its packages); else headers_debs() of release from the kernel's suite.
     """
-    if name not in CHROOT_SUITE:
+    suite = KERNELS[name][0]
+    if suite not in BASE_SUITE:
         return None
-    apt = private_apt(cache, KERNELS[name][0])
+    apt = private_apt(cache, suite)
     apt.update()
     return headers_debs(apt, release, apt.candidate(f"linux-headers-{release}"))
 
