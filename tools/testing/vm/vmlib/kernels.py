@@ -32,13 +32,13 @@ DEFAULT_KERNELS = ["debian-5.10", "debian-6.1", "debian-6.12", "debian-7.x",
 # A partial suite, which holds only the packages it changes, and the suite
 # whose chroot builds modules for its kernels (it is built on that one's).
 BASE_SUITE = {"experimental": "sid", "bookworm-backports": "bookworm"}
+# the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
+ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
 
 
 def chroot_suite(suite):
     """Return the suite whose chroot builds modules for suite's kernels."""
     return BASE_SUITE.get(suite, suite)
-# the guest architecture of the kernels that are not amd64 (vmlib/arch.py)
-ARCH_OF = {"arm64-debian-6.1": "arm64", "arm64-debian-6.12": "arm64"}
 
 
 def arch_of(name):
