@@ -15,6 +15,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 import unittest.mock
 
@@ -24,8 +26,9 @@ sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
 from vmlib import apt, arch, bpfcheck, builds, channel, chroot, console, container, \
-    forkcheck, initramfs, java, kernels, kmods, ktap, machinecode, modules, scenario, \
-    stackcheck, sysimage, system, sysroot  # noqa: E402
+    forkcheck, initramfs, java, kernels, kmods, ktap, lanes, machinecode, modules, qemu, \
+    scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
+from vmlib.tap import Tap  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
 CHAIN = "expect: leaf_spin chain_b chain_a main\n"
@@ -1234,6 +1237,75 @@ class JavaTest(unittest.TestCase):
         stray = stackcheck.Frame("2000850d", "[unknown]", "[unknown]")
         self.assertFalse(self.check.reaches(frames + [stray], "ThreadJavaMain"))
         self.assertFalse(self.check.reaches([], "ThreadJavaMain"))
+
+
+class LanesTest(unittest.TestCase):
+    """Kernels in lanes: longest first, side by side, one TAP block each."""
+
+    def run_lanes(self, weights, count, job):
+        with contextlib.redirect_stdout(io.StringIO()):
+            tap = Tap()
+            parts = lanes.run(list(weights), weights.get, job, count, tap)
+        return tap, parts
+
+    def test_longest_first_and_each_kernel_one_block(self):
+        weights = {"short": 1, "long": 9, "middle": 5}
+        started = []
+
+        def job(name, part):
+            started.append(name)
+            part.tap.test(True, f"{name} boot")
+            time.sleep(0.05)
+            part.tap.test(name != "middle", f"{name} scenario", "", ["seconds=1"])
+            part.summary.append(name)
+        tap, parts = self.run_lanes(weights, 2, job)
+        self.assertEqual(started[:2], ["long", "middle"])
+        self.assertEqual(sorted(parts), sorted(weights))
+        tests = [ln for ln in tap.lines if ln.startswith(("ok", "not ok"))]
+        self.assertEqual(len(tests), 6)
+        for i in range(0, 6, 2):
+            self.assertEqual(tests[i].split(" - ")[1].split()[0],
+                             tests[i + 1].split(" - ")[1].split()[0])
+        self.assertIn("#   seconds=1", tap.lines)
+        self.assertEqual((tap.count, tap.failed), (6, 1))
+        self.assertEqual(parts["short"].summary, ["short"])
+
+    def test_two_lanes_run_side_by_side(self):
+        def job_meeting(both):
+            def job(name, part):
+                both.wait()     # broken, and raising, unless both run at once
+                part.tap.test(True, name)
+            return job
+        meeting = job_meeting(threading.Barrier(2, timeout=10))
+        tap, _ = self.run_lanes({"a": 1, "b": 1}, 2, meeting)
+        self.assertEqual(tap.passed, 2)
+        with self.assertRaises(threading.BrokenBarrierError):
+            self.run_lanes({"a": 1, "b": 1}, 1, job_meeting(threading.Barrier(2, timeout=0.5)))
+
+
+class GuestSlotTest(unittest.TestCase):
+    """At most qemu.GUESTS guests at once, across threads and processes."""
+
+    def test_a_boot_waits_for_a_free_slot(self):
+        order = []
+        with tempfile.TemporaryDirectory() as cache, \
+                unittest.mock.patch.dict(os.environ, {"SFRAME_CACHE": cache}), \
+                unittest.mock.patch.object(qemu, "GUESTS", 1), \
+                unittest.mock.patch.object(qemu, "POLL_SECONDS", 0.02), \
+                contextlib.redirect_stderr(io.StringIO()):
+            def second():
+                with qemu.guest_slot("second") as slot:
+                    order.append(("second", slot))
+            with qemu.guest_slot("first") as slot:
+                waiter = threading.Thread(target=second)
+                waiter.start()
+                time.sleep(0.2)
+                order.append(("first", slot))
+            waiter.join(10)
+            self.assertEqual(order, [("first", 0), ("second", 0)])
+            with unittest.mock.patch.object(qemu, "GUESTS", 2), \
+                    qemu.guest_slot("a") as a, qemu.guest_slot("b") as b:
+                self.assertEqual((a, b), (0, 1))
 
 
 if __name__ == "__main__":

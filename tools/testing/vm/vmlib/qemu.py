@@ -3,15 +3,19 @@
 The console (amd64: ttyS0, arm64: ttyAMA0) goes to console.log, the
 channel scenarios report on (ttyS1, hvc0: vmlib/arch.py) to channel.log.
 The boot has a hard time limit and is also stopped when the guest stays
-silent on both ports for too long.
+silent on both ports for too long.  Every boot first takes one of the
+host's guest slots (guest_slot()), so all vmtest runs together keep at
+most GUESTS guests running.
 """
 
+import contextlib
+import fcntl
 import os
 import subprocess
 import time
 
 from .arch import ARCHES
-from .util import need_tool
+from .util import cache_dir, log, need_tool
 
 POLL_SECONDS = 5
 # a guest silent on both ports this long is taken as hung (a scenario that
@@ -22,6 +26,13 @@ IDLE_TIMEOUT = int(os.environ.get("VMTEST_IDLE_TIMEOUT", "300"))
 # counts, the same on every run whatever else the host does.
 ICOUNT = os.environ.get("VMTEST_ICOUNT", "") == "1"
 ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
+# Guests running at once on this host, by every vmtest run together
+# (make check boots the packaged-system test beside the kernels' lanes).
+# A TCG guest keeps up to its two vCPUs' host threads busy: two host cores
+# per guest, and at least two guests, which is what the timing bounds of
+# the scenarios were measured with.
+GUESTS = max(1, int(os.environ.get("VMTEST_GUESTS", "0") or "0")
+             or max(2, (os.cpu_count() or 2) // 2))
 KERNEL_ARGS = [
     "rdinit=/init", "panic=-1", "printk.time=1",
     "loglevel=7", "no_hash_pointers", "8250.nr_uarts=4",
@@ -73,6 +84,27 @@ def _watch(proc, logs, timeout, idle_timeout):
         return reason
 
 
+@contextlib.contextmanager
+def guest_slot(what):
+    """Hold one of the host's GUESTS slots (a lock file in the cache)."""
+    waited = False
+    while True:
+        for i in range(GUESTS):
+            f = open(os.path.join(cache_dir(), f"guest-slot.{i}"), "w")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                continue
+            with f:
+                yield i
+            return
+        if not waited:
+            log(f"{what}: waiting for one of {GUESTS} guest slots")
+            waited = True
+        time.sleep(POLL_SECONDS)
+
+
 def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memory="2G",
          idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64"):
     """Run QEMU until the guest stops, timeout passes or it goes silent.
@@ -91,8 +123,8 @@ def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memo
          "-append", " ".join(console + KERNEL_ARGS + list(extra_args))]
     for disk in disks:
         cmd += ["-drive", f"file={disk},format=raw,if=virtio"]
-    start = time.monotonic()
-    with open(console_log, "wb") as out:
+    with guest_slot(console_log), open(console_log, "wb") as out:
+        start = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT)
         stopped = _watch(proc, [console_log, channel_log], timeout, idle_timeout)

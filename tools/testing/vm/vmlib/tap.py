@@ -40,3 +40,28 @@ class Tap:
         """Print the plan and the closing summary line."""
         self.emit(f"1..{self.count}")
         self.emit(f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped")
+
+
+class TapRecorder:
+    """Test lines kept in order, to be numbered and printed by a Tap later.
+
+    A kernel tested in a lane beside another records its lines here, and
+    they are printed as one block when it ends: the log reads kernel by
+    kernel whatever the lanes interleave.
+    """
+
+    def __init__(self):
+        self.calls = []
+
+    def test(self, ok, name, reason="", diagnostics=()):
+        """Keep one test line and its diagnostics."""
+        self.calls.append((Tap.test, (ok, name, reason, tuple(diagnostics))))
+
+    def skip(self, name, reason, directive_only=False):
+        """Keep one SKIP line."""
+        self.calls.append((Tap.skip, (name, reason, directive_only)))
+
+    def replay(self, tap):
+        """Print the kept lines through tap, numbered where it stands."""
+        for method, args in self.calls:
+            method(tap, *args)

@@ -28,11 +28,11 @@ def cache_dir():
 
 @contextlib.contextmanager
 def cache_lock():
-    """Take turns with other runs at the host-side work on the cache.
+    """Take turns with other runs and lanes at the host-side work on the cache.
 
-    make check runs the packaged-system test beside the VM suite: each
-    fetches, builds and unpacks into the one cache, so they do that in
-    turn, and only their guests run side by side.
+    make check runs the packaged-system test beside the VM suite's lanes:
+    each fetches, builds and unpacks into the one cache, so they do that
+    in turn, and only their guests run side by side.
     """
     with open(os.path.join(cache_dir(), "prepare.lock"), "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
