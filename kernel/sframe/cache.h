@@ -17,6 +17,7 @@
 
 #include <sframe/flat.h>
 #include <sframe/ioctl.h>
+#include "file_id.h"
 #include "owner.h"
 #include "sframe_unwind.h"
 
@@ -114,11 +115,7 @@ void sframe_object_free(struct sframe_object *obj);
 struct sframe_file {
 	struct hlist_node node;		/* in sframe_files, under its lock */
 	refcount_t ref;			/* maps, pinned sidecar, load, idle list */
-	dev_t dev;
-	unsigned long ino;
-	u32 generation;
-	loff_t size;
-	struct timespec64 ctime;
+	struct sframe_file_id id;	/* the file it is for */
 	struct sframe_object __rcu *obj;	/* once read */
 	struct sframe_sec __rcu *sidecar;
 	bool sidecar_pinned;		/* it holds a reference: loaded by hand */

@@ -57,27 +57,16 @@ struct inode *sframe_real_inode(struct file *file)
 
 static unsigned long sframe_inode_key(const struct inode *inode)
 {
-	return inode->i_ino ^ inode->i_sb->s_dev;
-}
-
-static bool sframe_file_is(const struct sframe_file *sf,
-			   const struct inode *inode)
-{
-	struct timespec64 ctime = inode_get_ctime(inode);
-
-	return sf->dev == inode->i_sb->s_dev && sf->ino == inode->i_ino &&
-	       sf->generation == inode->i_generation &&
-	       sf->size == i_size_read(inode) &&
-	       timespec64_equal(&sf->ctime, &ctime);
+	return (unsigned long)inode;
 }
 
 /**
  * sframe_file_find() - look up the entry of an inode
  * @inode: the file's real inode (sframe_real_inode())
  *
- * An entry matches only while the inode is the same file it was read
- * from: same device, inode number and generation, size and ctime.  No
- * reference is taken.
+ * An entry matches only the inode it was made for, while that is the
+ * same file it was read from: same device, inode number and generation,
+ * size and ctime (file_id.h).  No reference is taken.
  *
  * Context: under sframe_files_lock.
  *
@@ -89,7 +78,7 @@ struct sframe_file *sframe_file_find(const struct inode *inode)
 
 	lockdep_assert_held(&sframe_files_lock);
 	hash_for_each_possible(sframe_files, sf, node, sframe_inode_key(inode)) {
-		if (sframe_file_is(sf, inode))
+		if (sframe_file_id_is(&sf->id, inode))
 			return sf;
 	}
 	return NULL;
@@ -362,11 +351,7 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 	}
 	sf->path = path;
 	refcount_set(&sf->ref, 1);
-	sf->dev = inode->i_sb->s_dev;
-	sf->ino = inode->i_ino;
-	sf->generation = inode->i_generation;
-	sf->size = i_size_read(inode);
-	sf->ctime = inode_get_ctime(inode);
+	sframe_file_id_set(&sf->id, inode);
 	sf->status = "loading";
 	sf->retry_at = jiffies;
 	INIT_LIST_HEAD(&sf->idle);
