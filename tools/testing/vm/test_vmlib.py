@@ -900,6 +900,19 @@ class BuildsTest(unittest.TestCase):
                           "linux-kbuild-7.3"])
         self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
 
+    def test_a_made_chroot_fetches_nothing(self):
+        found = [("amd64", "7.3-amd64", FakeApt.VERSION)]
+        with tempfile.TemporaryDirectory() as cache, \
+                unittest.mock.patch.object(kernels, "private_apt",
+                                           side_effect=AssertionError("fetched")):
+            with self.assertRaisesRegex(AssertionError, "fetched"):
+                builds.suite_chroot(cache, "experimental", found, os.devnull)
+            root = os.path.join(cache, "chroots", "builds-experimental", FakeApt.VERSION)
+            os.makedirs(root)
+            open(os.path.join(root, chroot.READY), "w").close()
+            self.assertEqual(builds.suite_chroot(cache, "experimental", found, os.devnull),
+                             root)
+
 
 class KmodsTest(unittest.TestCase):
     """A scenario's kmods: header, and the module taken from a kernel package."""

@@ -54,8 +54,13 @@ def suite_chroot(cache, suite, found, logfile):
     """Return the chroot that builds for the kernels found in suite.
 
     One per suite, named by the first kernel's version: a new version
-    makes a new one.  Every flavour's headers are unpacked into it.
+    makes a new one.  Every flavour's headers are unpacked into it.  The
+    headers are fetched, and their compiler read, only to make it.
     """
+    name = f"builds-{suite}"
+    root = chroot.ready_chroot(cache, name, found[0][2])
+    if root:
+        return root
     apt = kernels.private_apt(cache, suite)
     debs, packages = [], set()
     for _, release, version in found:
@@ -63,7 +68,7 @@ def suite_chroot(cache, suite, found, logfile):
         debs += more
         packages.update(needs)
     cc = compiler_of(debs[0], found[0][1])
-    return chroot.ensure_chroot(cache, f"builds-{suite}", kernels.chroot_suite(suite),
+    return chroot.ensure_chroot(cache, name, kernels.chroot_suite(suite),
                                 found[0][2], cc, logfile, lambda: (debs, sorted(packages)))
 
 

@@ -16,6 +16,8 @@ import shutil
 from .apt import KEYRING, debian_mirror
 from .util import HarnessError, log, need_tool, run
 
+READY = ".vmtest-ready"          # made last: the chroot is complete
+
 
 class ChrootUnavailable(HarnessError):
     """The chroot could not be created (no debootstrap, no network, ...)."""
@@ -41,6 +43,12 @@ def unpack_into(deb, root, logfile):
     run(["bash", "-c", "set -o pipefail; " + script], logfile=logfile, quiet=True)
 
 
+def ready_chroot(cache, name, release):
+    """Return kernel name's chroot for release if it was made, else None."""
+    root = os.path.join(cache, "chroots", name, release)
+    return root if os.path.exists(os.path.join(root, READY)) else None
+
+
 def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     """Create (once) kernel name's minbase chroot of suite, with cc and headers.
 
@@ -50,10 +58,10 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     chroot per kernel name: a new release's replaces the old one.
     """
     top = os.path.join(cache, "chroots", name)
-    root = os.path.join(top, release)
-    done = os.path.join(root, ".vmtest-ready")
-    if os.path.exists(done):
+    root = ready_chroot(cache, name, release)
+    if root:
         return root
+    root = os.path.join(top, release)
     need_tool("debootstrap")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(top, exist_ok=True)
@@ -64,7 +72,7 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
          f"--include={include}", suite, root, debian_mirror()], logfile=logfile, quiet=True)
     for deb in debs:
         unpack_into(deb, root, logfile)
-    open(done, "w").close()
+    open(os.path.join(root, READY), "w").close()
     for stale in glob.glob(os.path.join(top, "*")):
         if stale != root:
             log(f"removing stale chroot {stale}")
