@@ -13,11 +13,13 @@
 /*
  * @inode is compared, never followed: the entry holds no reference, and
  * another inode can have that address only once this one was freed.  The
- * rest tells such an inode apart, and the same inode once its file has
- * changed.  Device and inode number do not name a file by themselves:
- * btrfs's subvolumes share one super block, each numbering its inodes
- * from the same start, and one transaction gives every file it creates
- * the same generation.
+ * rest tells such an inode apart, unless it agrees on every number, and
+ * tells the same inode apart once its file has changed.  The numbers
+ * alone do not name a file: btrfs's subvolumes share one super block,
+ * each numbering its inodes from the same start, and one transaction
+ * gives every file it creates the same generation, so two subvolumes'
+ * files made in one transaction and clock tick, of one size, agree on
+ * them all.
  */
 struct sframe_file_id {
 	const struct inode *inode;
@@ -41,13 +43,20 @@ static inline void sframe_file_id_set(struct sframe_file_id *id,
 	};
 }
 
-/* Is @inode the file @id was taken from, unchanged since? */
+/*
+ * Is @inode the file @id was taken from, unchanged since?  @by_numbers:
+ * any inode agreeing on the numbers is, for an entry that must outlive
+ * its inode (a sidecar loaded by hand stays while its file's inode is
+ * evicted and read again).
+ */
 static inline bool sframe_file_id_is(const struct sframe_file_id *id,
-				     const struct inode *inode)
+				     const struct inode *inode,
+				     bool by_numbers)
 {
 	struct timespec64 ctime = inode_get_ctime(inode);
 
-	return id->inode == inode && id->dev == inode->i_sb->s_dev &&
+	return (id->inode == inode || by_numbers) &&
+	       id->dev == inode->i_sb->s_dev &&
 	       id->ino == inode->i_ino &&
 	       id->generation == inode->i_generation &&
 	       id->size == i_size_read(inode) &&

@@ -57,7 +57,7 @@ struct inode *sframe_real_inode(struct file *file)
 
 static unsigned long sframe_inode_key(const struct inode *inode)
 {
-	return (unsigned long)inode;
+	return inode->i_ino ^ inode->i_sb->s_dev;
 }
 
 /**
@@ -66,7 +66,10 @@ static unsigned long sframe_inode_key(const struct inode *inode)
  *
  * An entry matches only the inode it was made for, while that is the
  * same file it was read from: same device, inode number and generation,
- * size and ctime (file_id.h).  No reference is taken.
+ * size and ctime (file_id.h).  One with a sidecar loaded by hand, which
+ * stays until it is unloaded, matches any inode with those numbers: its
+ * file's inode may be evicted meanwhile, and read again.  No reference
+ * is taken.
  *
  * Context: under sframe_files_lock.
  *
@@ -78,7 +81,7 @@ struct sframe_file *sframe_file_find(const struct inode *inode)
 
 	lockdep_assert_held(&sframe_files_lock);
 	hash_for_each_possible(sframe_files, sf, node, sframe_inode_key(inode)) {
-		if (sframe_file_id_is(&sf->id, inode))
+		if (sframe_file_id_is(&sf->id, inode, sf->sidecar_pinned))
 			return sf;
 	}
 	return NULL;

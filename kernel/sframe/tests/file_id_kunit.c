@@ -3,7 +3,8 @@
  * KUnit suite sframe_file_id: a file entry answers for the inode it was
  * made for and no other (file_id.h), even one that agrees on every number
  * stat shows of it, as two btrfs subvolumes' files can: the entry of one
- * must never give its section or sidecar to the other.
+ * must never give its section or sidecar to the other.  Only an entry
+ * that must outlive its inode goes by the numbers alone.
  */
 #include <kunit/test.h>
 
@@ -33,16 +34,20 @@ static void sframe_file_id_names_one_inode(struct kunit *test)
 	mine = file_id_inode(test, sb);
 	other = file_id_inode(test, sb);
 	sframe_file_id_set(&id, mine);
-	KUNIT_EXPECT_TRUE_MSG(test, sframe_file_id_is(&id, mine),
+	KUNIT_EXPECT_TRUE_MSG(test, sframe_file_id_is(&id, mine, false),
 			      "the inode it was taken from, unchanged");
-	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, other),
+	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, other, false),
 			       "another inode with the same device, number, generation, size and ctime");
+	KUNIT_EXPECT_TRUE_MSG(test, sframe_file_id_is(&id, other, true),
+			      "by the numbers alone (a sidecar loaded by hand), that inode");
 	i_size_write(mine, 8192);
-	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, mine),
+	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, mine, false),
 			       "the same inode, grown");
+	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, mine, true),
+			       "by the numbers alone, the same inode grown");
 	i_size_write(mine, 4096);
 	mine->i_generation = 8;
-	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, mine),
+	KUNIT_EXPECT_FALSE_MSG(test, sframe_file_id_is(&id, mine, false),
 			       "the same inode, another generation");
 }
 
