@@ -77,8 +77,8 @@ bench-vm:
 		bench-walk bench-sample bench-callgraph bench-mmap \
 		bench-service sframe-hostile-section sframe-memory
 	VMTEST_ICOUNT=1 tools/testing/vm/vmtest --kernel debian-6.12 bench-walk
-	tools/testing/vm/vmtest --kernel arm64-debian-6.12 --kernel arm64-debian-6.1 \
-		bench-walk bench-callgraph
+	VMTEST_GUESTS=1 tools/testing/vm/vmtest --kernel arm64-debian-6.12 \
+		--kernel arm64-debian-6.1 bench-walk bench-callgraph
 
 bench-servers:
 	tools/testing/vm/vmtest --system --throughput

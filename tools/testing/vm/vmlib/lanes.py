@@ -27,14 +27,19 @@ def run(names, weight, job, lanes, tap):
     """Run job(name, part) for each name, lanes at a time; return {name: part}.
 
     Names start in decreasing weight (ties in the given order); each part's
-    lines go to tap when its job ends.
+    lines go to tap when its job ends, even if it raised.  A job that
+    raises, or an interrupt, starts no more jobs; those running finish.
     """
     order = sorted(names, key=weight, reverse=True)
     parts = {name: Part() for name in names}
-    workers = max(1, min(lanes, len(names)))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(lanes, len(names))))
+    try:
         running = {pool.submit(job, name, parts[name]): name for name in order}
         for done in concurrent.futures.as_completed(running):
-            done.result()
-            parts[running[done]].tap.replay(tap)
+            try:
+                done.result()
+            finally:
+                parts[running[done]].tap.replay(tap)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return parts

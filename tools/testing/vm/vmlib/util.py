@@ -16,7 +16,9 @@ class HarnessError(Exception):
 
 def log(msg):
     """Print a progress line on stderr, so stdout stays pure TAP."""
-    print(f"vmtest: {msg}", file=sys.stderr, flush=True)
+    # one write: lanes log side by side
+    sys.stderr.write(f"vmtest: {msg}\n")
+    sys.stderr.flush()
 
 
 def cache_dir():
