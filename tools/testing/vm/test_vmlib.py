@@ -26,8 +26,8 @@ sys.path.insert(0, VM_DIR)
 
 # pylint: disable=wrong-import-position
 from vmlib import apt, arch, bpfcheck, builds, channel, chroot, console, container, \
-    forkcheck, initramfs, java, kernels, kmods, ktap, lanes, machinecode, modules, qemu, \
-    scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
+    forkcheck, initramfs, java, kernels, kmods, ktap, lanes, machinecode, modules, \
+    protocheck, qemu, scenario, stackcheck, sysimage, system, sysroot  # noqa: E402
 from vmlib.tap import Tap  # noqa: E402
 from vmlib.util import HarnessError  # noqa: E402
 
@@ -1321,6 +1321,59 @@ class LanesTest(unittest.TestCase):
                          "bench-walk")
         with self.assertRaises(HarnessError):
             vmtest.select_scenarios("debian-6.12", "amd64", False, ["no-such"], True)
+
+
+class ProtoCheckTest(unittest.TestCase):
+    """The copy of a kernel's headers with vm_area_free()'s prototype changed."""
+
+    MM_H = ("struct vm_area_struct *vm_area_alloc(struct mm_struct *);\n"
+            "void vm_area_free(struct vm_area_struct *);\n"
+            "/* as __vm_area_free() and vm_area_free(vma) do */\n"
+            "void __vm_area_free(struct vm_area_struct *vma);\n")
+
+    def test_only_the_declaration_changes(self):
+        changed = protocheck.change_prototype(self.MM_H)
+        self.assertIn("void vm_area_free(struct vm_area_struct *, int);\n", changed)
+        self.assertEqual(changed.replace(", int);", ");", 1), self.MM_H)
+        named = protocheck.change_prototype("void vm_area_free(struct vm_area_struct *vma);")
+        self.assertEqual(named, "void vm_area_free(struct vm_area_struct *vma, int);")
+        self.assertIsNone(protocheck.change_prototype(self.MM_H.splitlines()[2]))
+        self.assertIsNone(protocheck.change_prototype(self.MM_H.splitlines()[3]))
+
+    def test_headers_copied_with_the_change(self):
+        with tempfile.TemporaryDirectory() as top:
+            common = os.path.join(top, "linux-headers-6.12.1-common")
+            flavour = os.path.join(top, "linux-headers-6.12.1-amd64")
+            os.makedirs(os.path.join(common, "include", "linux"))
+            os.makedirs(os.path.join(top, "kbuild", "scripts"))
+            os.makedirs(flavour)
+            for path, text in [(os.path.join(common, "Makefile"), "VERSION = 6\n"),
+                               (os.path.join(common, protocheck.HEADER), self.MM_H),
+                               (os.path.join(common, "include", "linux", "sched.h"), "s\n"),
+                               (os.path.join(flavour, "Makefile"),
+                                f"include {common}/Makefile\n"),
+                               (os.path.join(flavour, ".config"), "CONFIG_MMU=y\n")]:
+                with open(path, "w") as f:
+                    f.write(text)
+            os.symlink("../kbuild/scripts", os.path.join(flavour, "scripts"))
+            self.assertEqual(protocheck.common_tree(flavour), common)
+            self.assertIsNone(protocheck.common_tree(common))
+            kdir = protocheck.changed_headers(flavour, os.path.join(top, "copy"))
+            copy = os.path.join(top, "copy", "common")
+            with open(os.path.join(kdir, "Makefile")) as f:
+                self.assertEqual(f.read(), f"include {copy}/Makefile\n")
+            self.assertEqual(protocheck.common_tree(kdir), copy)
+            for path in (os.path.join(copy, "Makefile"), os.path.join(copy, protocheck.HEADER)):
+                self.assertFalse(os.path.islink(path), path)
+            with open(os.path.join(copy, protocheck.HEADER)) as f:
+                self.assertIn("vm_area_free(struct vm_area_struct *, int);", f.read())
+            with open(os.path.join(common, protocheck.HEADER)) as f:
+                self.assertEqual(f.read(), self.MM_H)
+            self.assertEqual(os.path.realpath(os.path.join(copy, "include/linux/sched.h")),
+                             os.path.join(common, "include/linux/sched.h"))
+            self.assertTrue(os.path.isdir(os.path.join(kdir, "scripts")))
+            with open(os.path.join(kdir, ".config")) as f:
+                self.assertEqual(f.read(), "CONFIG_MMU=y\n")
 
 
 class GuestSlotTest(unittest.TestCase):
