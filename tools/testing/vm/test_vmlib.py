@@ -910,8 +910,16 @@ class BuildsTest(unittest.TestCase):
             root = os.path.join(cache, "chroots", "builds-experimental", FakeApt.VERSION)
             os.makedirs(root)
             open(os.path.join(root, chroot.READY), "w").close()
+            with open(os.path.join(root, builds.HEADERS_LIST), "w") as f:
+                f.write(f"7.3-amd64 {FakeApt.VERSION}\n")
             self.assertEqual(builds.suite_chroot(cache, "experimental", found, os.devnull),
                              root)
+            # a flavour more: made again
+            more = found + [("rt-amd64", "7.3-rt-amd64", FakeApt.VERSION)]
+            with self.assertRaisesRegex(AssertionError, "fetched"), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                builds.suite_chroot(cache, "experimental", more, os.devnull)
+            self.assertFalse(os.path.exists(root))
 
 
 class KmodsTest(unittest.TestCase):

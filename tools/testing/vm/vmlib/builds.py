@@ -11,6 +11,7 @@ built on (kernels.BASE_SUITE), as for debian-experimental (chroot.py).
 """
 
 import os
+import shutil
 import tempfile
 
 from . import chroot, kernels
@@ -18,6 +19,7 @@ from .util import HarnessError, Stopwatch, log
 
 SUITES = ["bullseye", "bookworm", "bookworm-backports", "trixie", "sid", "experimental"]
 FLAVOURS = ["amd64", "cloud-amd64", "rt-amd64"]
+HEADERS_LIST = ".vmtest-headers"     # in a suite's chroot: "release version" lines
 
 
 def suite_headers(apt):
@@ -54,13 +56,23 @@ def suite_chroot(cache, suite, found, logfile):
     """Return the chroot that builds for the kernels found in suite.
 
     One per suite, named by the first kernel's version: a new version
-    makes a new one.  Every flavour's headers are unpacked into it.  The
-    headers are fetched, and their compiler read, only to make it.
+    makes a new one.  Every flavour's headers are unpacked into it, and
+    listed in its HEADERS_LIST: another list (a flavour more or less)
+    makes it again.  The headers are fetched, and their compiler read,
+    only to make it.
     """
     name = f"builds-{suite}"
+    listing = "".join(f"{release} {version}\n" for _, release, version in found)
     root = chroot.ready_chroot(cache, name, found[0][2])
     if root:
-        return root
+        try:
+            with open(os.path.join(root, HEADERS_LIST)) as f:
+                if f.read() == listing:
+                    return root
+        except OSError:
+            pass
+        log(f"builds: {suite}: other headers than its chroot's; making it again")
+        shutil.rmtree(root)
     apt = kernels.private_apt(cache, suite)
     debs, packages = [], set()
     for _, release, version in found:
@@ -68,8 +80,11 @@ def suite_chroot(cache, suite, found, logfile):
         debs += more
         packages.update(needs)
     cc = compiler_of(debs[0], found[0][1])
-    return chroot.ensure_chroot(cache, name, kernels.chroot_suite(suite),
+    root = chroot.ensure_chroot(cache, name, kernels.chroot_suite(suite),
                                 found[0][2], cc, logfile, lambda: (debs, sorted(packages)))
+    with open(os.path.join(root, HEADERS_LIST), "w") as f:
+        f.write(listing)
+    return root
 
 
 def build_suite(repo, cache, suite, results, tap):
