@@ -29,18 +29,18 @@ echo 1 > $T/events/sched/sched_switch/enable
 echo 1 > $T/tracing_on
 pids=
 for i in 1 2 3; do
-	$W chain 4 > /tmp/chain.expect &
+	$W chain 10 > /tmp/chain.expect &
 	pids="$pids $!"
 done
-# Each copy's exec done: its map has the section.
+# Each copy's exec done: its map has the section; its addresses, for the
+# host, read at once (a busy host makes the waits long).
+: > /tmp/maps
 for p in $pids; do
 	wait_maps "^$p .* FDEs $W\$" 10000 > /dev/null ||
 		result fail "no section in process $p's map after 10 s"
-done
-: > /tmp/maps
-for p in $pids; do
 	echo "@@ pid $p" >> /tmp/maps
-	cat /proc/$p/maps >> /tmp/maps
+	cat /proc/$p/maps >> /tmp/maps ||
+		result fail "process $p ended before its maps were read"
 done
 for p in $pids; do
 	wait $p || result fail "workload $p failed"

@@ -177,7 +177,19 @@ if [ "$memory" = "$before" ] || [ "$memory" = "$after" ]; then
 else
 	result fail "status: kernel memory '$memory', kernel_bytes $before then $after"
 fi
+# libdeepso.so mapped meanwhile, as a program that keeps it loaded
+# would: its sidecar stays in use for the dlopen pattern, however long
+# the above took.  Without, its entry is gone after idle_seconds, and
+# the pattern's first milliseconds wait for the service again, which a
+# busy host makes longer (sframe-shortlived judges that window).
+/workloads/project/execmap hold $SO > /tmp/hold-so.out 2>&1 &
+hold_so=$!
+wait_text /tmp/hold-so.out holding 10 || result fail "could not map $SO to hold it"
+wait_sidecar libdeepso.so $LIMIT_MS > /dev/null ||
+	result fail "libdeepso.so: no sidecar within $LIMIT_MS ms of its mapping"
 record_patterns $W
+kill $hold_so
+wait $hold_so
 
 # A user's own build, run by that user: served as root's files are.
 mkdir -p /tmp/users
