@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 
+from . import modules
 from .apt import KEYRING, debian_mirror
 from .util import HarnessError, log, need_tool, run
 
@@ -88,8 +89,7 @@ def build_in_chroot(repo, root, release, name, logfile, bench=True):
     inside = f"/build/{name}"
     work = os.path.join(root, inside.lstrip("/"))
     shutil.rmtree(work, ignore_errors=True)
-    for part in ("kernel", "include"):
-        shutil.copytree(os.path.join(repo, part), os.path.join(work, part), symlinks=True)
+    modules.copy_sources(repo, work)
     jobs = str(os.cpu_count() or 2)
     # objtool reads /proc; a private mount namespace drops the mount on exit
     script = (f"mount -t proc proc /proc && exec make -C {inside}/kernel "

@@ -21,6 +21,12 @@ def module_sources(repo):
     return None
 
 
+def copy_sources(repo, dest):
+    """Copy what the module builds from, repo's kernel/ and include/, into dest."""
+    for part in ("kernel", "include"):
+        shutil.copytree(os.path.join(repo, part), os.path.join(dest, part), symlinks=True)
+
+
 def declared_kunit_modules(repo):
     """Return the *_kunit module names the kernel/ build files declare."""
     names = set()

@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 
+from . import modules
 from .arch import ARCHES
 from .util import HarnessError
 
@@ -89,8 +90,7 @@ def check(kernel, repo, workdir):
     shutil.rmtree(top, ignore_errors=True)
     try:
         kdir = changed_headers(kernel.kdir, os.path.join(top, "headers"))
-        for part in ("kernel", "include"):
-            shutil.copytree(os.path.join(repo, part), os.path.join(top, part), symlinks=True)
+        modules.copy_sources(repo, top)
         out = subprocess.run(["make", "-C", kdir, f"M={os.path.join(top, 'kernel')}",
                               "CONFIG_SFRAME_UNWIND=m", "sframe/attach.o"] +
                              ARCHES[kernel.arch].make_vars, capture_output=True,
