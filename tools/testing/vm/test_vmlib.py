@@ -903,22 +903,22 @@ class BuildsTest(unittest.TestCase):
     def test_a_made_chroot_fetches_nothing(self):
         found = [("amd64", "7.3-amd64", FakeApt.VERSION)]
         with tempfile.TemporaryDirectory() as cache, \
-                unittest.mock.patch.object(kernels, "private_apt",
+                unittest.mock.patch.object(kernels, "headers_debs",
                                            side_effect=AssertionError("fetched")):
             with self.assertRaisesRegex(AssertionError, "fetched"):
-                builds.suite_chroot(cache, "experimental", found, os.devnull)
+                builds.suite_chroot(cache, "experimental", FakeApt(), found, os.devnull)
             root = os.path.join(cache, "chroots", "builds-experimental", FakeApt.VERSION)
             os.makedirs(root)
             open(os.path.join(root, chroot.READY), "w").close()
             with open(os.path.join(root, builds.HEADERS_LIST), "w") as f:
                 f.write(f"7.3-amd64 {FakeApt.VERSION}\n")
-            self.assertEqual(builds.suite_chroot(cache, "experimental", found, os.devnull),
-                             root)
+            self.assertEqual(builds.suite_chroot(cache, "experimental", FakeApt(), found,
+                                                 os.devnull), root)
             # a flavour more: made again
             more = found + [("rt-amd64", "7.3-rt-amd64", FakeApt.VERSION)]
             with self.assertRaisesRegex(AssertionError, "fetched"), \
                     contextlib.redirect_stderr(io.StringIO()):
-                builds.suite_chroot(cache, "experimental", more, os.devnull)
+                builds.suite_chroot(cache, "experimental", FakeApt(), more, os.devnull)
             self.assertFalse(os.path.exists(root))
 
 

@@ -52,8 +52,8 @@ def compiler_of(deb, release):
     return cc
 
 
-def suite_chroot(cache, suite, found, logfile):
-    """Return the chroot that builds for the kernels found in suite.
+def suite_chroot(cache, suite, apt, found, logfile):
+    """Return the chroot that builds for the kernels found in suite (apt's).
 
     One per suite, named by the first kernel's version: a new version
     makes a new one.  Every flavour's headers are unpacked into it, and
@@ -73,7 +73,6 @@ def suite_chroot(cache, suite, found, logfile):
             pass
         log(f"builds: {suite}: other headers than its chroot's; making it again")
         shutil.rmtree(root)
-    apt = kernels.private_apt(cache, suite)
     debs, packages = [], set()
     for _, release, version in found:
         more, needs = kernels.headers_debs(apt, release, version)
@@ -101,7 +100,7 @@ def build_suite(repo, cache, suite, results, tap):
         if not found:
             tap.skip(f"build {suite}", "the suite carries no amd64 kernel headers")
             return
-        root = suite_chroot(cache, suite, found, logfile)
+        root = suite_chroot(cache, suite, apt, found, logfile)
     except (HarnessError, OSError) as e:
         tap.skip(f"build {suite}", str(e).splitlines()[0])
         return
