@@ -77,8 +77,9 @@ struct sframe_sidecar_unload {
  * for it, which the reader closes; SFRAME_EVENT_F_SWEPT when a sweep
  * (SFRAME_IOC_REPORT_MAPPED) found it rather than a mapping made now.
  * SFRAME_EVENT_OVERFLOW: lost records were dropped (the queue is
- * bounded): ask for what is mapped instead (SFRAME_IOC_REPORT_MAPPED).  Files on filesystems whose
- * reads a user could make hang (FUSE, network) are not reported.
+ * bounded): ask for what is mapped instead (SFRAME_IOC_REPORT_MAPPED).
+ * Files on filesystems whose reads a user could make hang (FUSE, network,
+ * a loop device) are not reported.
  */
 #define SFRAME_EVENT_NEED_SIDECAR	1
 #define SFRAME_EVENT_OVERFLOW		2

@@ -422,6 +422,65 @@ abort_fuse()
 	done
 }
 
+# ext2_image IMAGE NAME...: an 8 MiB ext2 image in the file IMAGE holding,
+# under each NAME, a copy of the project's SFrame program deep (mode 755);
+# made through a loop device.  1, said why, if it cannot be made.
+ext2_image()
+{
+	ei_image=$1
+	shift
+	mkdir -p /mnt/ext2-fill
+	dd if=/dev/zero of="$ei_image" bs=1M count=8 2> /dev/null
+	ei_loop=$(losetup -f)
+	if ! losetup "$ei_loop" "$ei_image" || ! mke2fs "$ei_loop" > /dev/null ||
+	   ! mount -t ext2 "$ei_loop" /mnt/ext2-fill; then
+		result fail "no ext2 file system on a loop device over $ei_image"
+		return 1
+	fi
+	for ei_name; do
+		cp /workloads/project/sframe/deep "/mnt/ext2-fill/$ei_name"
+		chmod 755 "/mnt/ext2-fill/$ei_name"
+	done
+	umount /mnt/ext2-fill
+	losetup -d "$ei_loop"
+}
+
+# stall_serve IMAGE DIR: serve the file IMAGE at DIR from a FUSE server
+# (stallfs) that answers every READ until sent SIGUSR1 ($stallfs, its
+# log in /tmp/stallfs.out), and set up $stall_loop, a read-only loop
+# device over DIR's copy, as udisks does for a user.  1, said why, if not.
+stall_serve()
+{
+	mkdir -p "$2"
+	/workloads/project/stallfs -s "$2" "$1" > /tmp/stallfs.out 2>&1 &
+	stallfs=$!
+	if ! wait_text /tmp/stallfs.out "stallfs: ready" 5; then
+		result fail "the FUSE server did not come up"
+		return 1
+	fi
+	stall_loop=$(losetup -f)
+	if ! losetup -r "$stall_loop" "$2/$(basename "$1")"; then
+		result fail "no loop device over $2/$(basename "$1")"
+		return 1
+	fi
+}
+
+# stall_map FILE: FILE (on stall_serve's file system) has its inode looked
+# up and its data dropped with the rest of the page cache, the server then
+# stalls every READ, and uid 1000 maps FILE executable and holds it
+# ($holder), which makes the module read it.
+stall_map()
+{
+	ls -l "$1" > /dev/null
+	sync
+	echo 1 > /proc/sys/vm/drop_caches
+	kill -USR1 "$stallfs"
+	/workloads/project/runas 1000 /workloads/project/execmap hold "$1" \
+		> /tmp/hold.out 2>&1 &
+	holder=$!
+	wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $1"
+}
+
 # sidecar_cycle: sframectl load and unload the nosframe deep build's
 # generated sidecar once, as sframe-sidecar does; 1 if either fails.
 sidecar_cycle()

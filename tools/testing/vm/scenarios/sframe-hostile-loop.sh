@@ -22,33 +22,14 @@ RMMOD_LIMIT_S=10
 load_kmods
 load_module sframe_unwind
 
-# An ext2 image holding two SFrame programs, made through a loop device
-# over a file in memory.
-mkdir -p $STALL $DISK
-dd if=/dev/zero of=$IMAGE bs=1M count=8 2> /dev/null
-fill=$(losetup -f)
-if ! losetup "$fill" $IMAGE || ! mke2fs "$fill" > /dev/null ||
-   ! mount -t ext2 "$fill" $DISK; then
-	result fail "no ext2 file system on a loop device over $IMAGE"
-	exit 1
-fi
-cp $P/sframe/deep $DISK/deep
-cp $P/sframe/deep $DISK/control
-chmod 755 $DISK/deep $DISK/control
-umount $DISK
-losetup -d "$fill"
-
 # The image served by FUSE, which answers until told to stall; the file
 # system mounted read-only from a loop device over it.
-$P/stallfs -s $STALL $IMAGE > /tmp/stallfs.out 2>&1 &
-server=$!
-wait_text /tmp/stallfs.out "stallfs: ready" 5 ||
-	result fail "the FUSE server did not come up"
-loop=$(losetup -f)
-if ! losetup -r "$loop" $STALL/disk.img ||
-   ! mount -t ext2 -o ro "$loop" $DISK; then
-	result fail "no ext2 file system on $loop over $STALL/disk.img"
-	kill $server
+mkdir -p $DISK
+ext2_image $IMAGE deep control || exit 1
+stall_serve $IMAGE $STALL || exit 1
+if ! mount -t ext2 -o ro "$stall_loop" $DISK; then
+	result fail "no ext2 file system on $stall_loop"
+	kill "$stallfs"
 	exit 1
 fi
 
@@ -62,17 +43,9 @@ else
 fi
 wait $control
 
-# deep's inode is looked up now; its data is dropped with the rest of
-# the page cache, then the server stalls every READ.
-ls -l $DISK/deep > /dev/null
-sync
-echo 1 > /proc/sys/vm/drop_caches
-kill -USR1 $server
-
-# The attack: uid 1000 maps the program, which the module then reads.
-$P/runas 1000 $P/execmap hold $DISK/deep > /tmp/hold.out 2>&1 &
-holder=$!
-wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $DISK/deep"
+# The attack: the server stalls, uid 1000 maps the program, which the
+# module then reads.
+stall_map $DISK/deep
 verdict "$DISK/deep read from the page cache only" \
 	"$DISK/deep is not 'not in page cache' after 5 s: its read waits on the loop device" \
 	wait_file $DISK/deep "not in page cache" 5000
@@ -99,7 +72,7 @@ fi
 kill $holder 2> /dev/null
 abort_fuse
 umount -l $DISK
-losetup -d "$loop"
-kill $server 2> /dev/null
+losetup -d "$stall_loop"
+kill "$stallfs" 2> /dev/null
 umount -l $STALL
 wait
