@@ -74,7 +74,7 @@ start()
 stop()
 {
 	kill -KILL "$xz"
-	sleep 0.5
+	wait_exit "$xz" 5
 	umount "$O/$1/merged" "$O/$1/rw" 2> /dev/null
 }
 

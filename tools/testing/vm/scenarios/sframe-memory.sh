@@ -38,8 +38,12 @@ verdict "cache holds $one bytes for 1 and for 11 processes" \
 sframe_state module
 kill $pids
 wait
-# Unmapped, the entry stays idle for a while, then goes.
-sleep 1
+# Unmapped, the entry stays idle for a while ($IDLE s), then goes.
+files_idle()
+{
+	[ "$(stat_value files_idle)" -ge 1 ]
+}
+wait_for 2000 files_idle > /dev/null
 idle=$(stat_value files_idle)
 held=$(stat_value kernel_bytes)
 if [ "$idle" -ge 1 ] && [ "$held" = "$eleven" ]; then
