@@ -144,7 +144,18 @@ struct sframe_file {
 	struct file *load_file;		/* the file to read, while loading */
 	struct mem_cgroup *load_memcg;	/* charged for what it reads */
 	struct work_struct load_work;
+	/* Counted by admit.c under load_owner; waiting in its queue. */
+	bool load_admitted;
+	struct list_head load_wait;
 };
+
+/* Loads one owner may have running at once (admit.c). */
+#define SFRAME_LOADS_PER_OWNER	8
+
+bool sframe_load_admit(struct sframe_file *sf);
+bool sframe_load_claim(struct sframe_file *sf, kuid_t owner);
+struct sframe_file *sframe_load_done(struct sframe_file *sf);
+bool sframe_loads_idle(void);
 
 struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm);

@@ -260,8 +260,10 @@ static void sframe_file_load_work(struct work_struct *work)
 	struct sframe_file *sf = container_of(work, struct sframe_file,
 					      load_work);
 	struct sframe_load_result res;
+	struct sframe_file *next;
 	struct mem_cgroup *memcg;
 	unsigned int gen;
+	kuid_t owner;
 
 	memcg = sframe_set_active_memcg(sf->load_memcg);
 	sframe_load_file(sf->load_file, sf->path, sf->load_owner, &res);
@@ -278,6 +280,10 @@ static void sframe_file_load_work(struct work_struct *work)
 	if (res.transient)
 		sf->retry_at = jiffies + SFRAME_RETRY_SECONDS * HZ;
 	sf->refused_owner = res.over_quota ? sf->load_owner : INVALID_UID;
+	owner = sf->load_owner;	/* the next load's may differ */
+	next = sframe_load_done(sf);
+	if (next)
+		queue_work(sframe_wq, &next->load_work);
 	sf->load_file = NULL;
 	sf->loading = false;
 	sf->reportable = res.needs_sidecar != NULL;
@@ -291,7 +297,7 @@ static void sframe_file_load_work(struct work_struct *work)
 		if (!rcu_access_pointer(sf->sidecar))
 			gen = sframe_events_need_sidecar(res.needs_sidecar,
 							 res.report_flags,
-							 sf->load_owner);
+							 owner);
 		fput(res.needs_sidecar);
 		spin_lock(&sframe_files_lock);
 		sf->reported_gen = gen;
@@ -302,7 +308,8 @@ static void sframe_file_load_work(struct work_struct *work)
 
 /*
  * Queue a read of @sf through @file, charged to @owner and to @mm's
- * memory cgroup.
+ * memory cgroup; or, when @owner has as many running as admit.c lets
+ * him, put it in his queue, from which his next load to end queues it.
  */
 static void sframe_file_queue_load(struct sframe_file *sf, struct file *file,
 				   struct mm_struct *mm, kuid_t owner)
@@ -313,7 +320,8 @@ static void sframe_file_queue_load(struct sframe_file *sf, struct file *file,
 	sf->load_file = get_file(file);
 	sf->load_memcg = get_mem_cgroup_from_mm(mm);
 	refcount_inc(&sf->ref);
-	queue_work(sframe_wq, &sf->load_work);
+	if (sframe_load_admit(sf))
+		queue_work(sframe_wq, &sf->load_work);
 }
 
 /*
@@ -358,6 +366,7 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 	sf->status = "loading";
 	sf->retry_at = jiffies;
 	INIT_LIST_HEAD(&sf->idle);
+	INIT_LIST_HEAD(&sf->load_wait);
 	INIT_WORK(&sf->load_work, sframe_file_load_work);
 	return sf;
 }
@@ -394,6 +403,8 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				refcount_inc(&sf->ref);
 			if (sframe_file_wants_load(sf, owner))
 				sframe_file_queue_load(sf, file, mm, owner);
+			else if (sf->loading && sframe_load_claim(sf, owner))
+				queue_work(sframe_wq, &sf->load_work);
 		} else if (fresh) {
 			sf = fresh;
 			fresh = NULL;
@@ -657,12 +668,22 @@ static bool sframe_files_drop_one_sidecar(void)
  */
 void sframe_files_exit(void)
 {
+	bool idle;
+
 	spin_lock(&sframe_files_lock);
 	sframe_files_closing = true;
 	spin_unlock(&sframe_files_lock);
 	while (sframe_files_drop_one_sidecar())
 		;
-	flush_workqueue(sframe_wq);
+	/*
+	 * A load that ends queues its owner's next: flush until none was
+	 * left before a flush (one handed over during a flush may still run
+	 * after it).
+	 */
+	do {
+		idle = sframe_loads_idle();
+		flush_workqueue(sframe_wq);
+	} while (!idle);
 	cancel_delayed_work_sync(&sframe_reap_work);
 	sframe_files_reclaim_idle(0, INVALID_UID, 0);
 	WARN_ON_ONCE(atomic_long_read(&sframe_nr_files));

@@ -70,6 +70,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "rescans_retried", st->rescans_retried);
 	sframe_show(s, "rescan_mms_busy", st->rescan_mms_busy);
 	sframe_show(s, "files_refused", st->files_refused);
+	sframe_show(s, "loads_waited", st->loads_waited);
 	sframe_show(s, "files_reclaimed", st->files_reclaimed);
 	sframe_show(s, "files_shrunk", st->files_shrunk);
 	sframe_show(s, "sidecars_loaded", st->sidecars_loaded);

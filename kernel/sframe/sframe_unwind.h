@@ -64,6 +64,7 @@ struct sframe_stats {
 	u64 rescans_retried;		/* later: the mm's mmap_lock was taken */
 	u64 rescan_mms_busy;		/* given up after retries, until a change */
 	u64 files_refused;		/* no entry: memory or a limit */
+	u64 loads_waited;		/* behind the owner's running ones */
 	u64 files_reclaimed;		/* entries freed with their last mapping */
 	u64 files_shrunk;		/* idle ones freed under memory pressure */
 	u64 events_reads_refused;	/* a watcher read by another user */

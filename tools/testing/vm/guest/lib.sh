@@ -422,15 +422,17 @@ abort_fuse()
 	done
 }
 
-# ext2_image IMAGE NAME...: an 8 MiB ext2 image in the file IMAGE holding,
-# under each NAME, a copy of the project's SFrame program deep (mode 755);
-# made through a loop device.  1, said why, if it cannot be made.
+# ext2_image IMAGE MB NAME...: an ext2 image of MB MiB in the file IMAGE
+# holding, under each NAME, a copy of the project's SFrame program deep
+# (mode 755); made through a loop device.  1, said why, if it cannot be
+# made.
 ext2_image()
 {
 	ei_image=$1
-	shift
+	ei_mb=$2
+	shift 2
 	mkdir -p /mnt/ext2-fill
-	dd if=/dev/zero of="$ei_image" bs=1M count=8 2> /dev/null
+	dd if=/dev/zero of="$ei_image" bs=1M count="$ei_mb" 2> /dev/null
 	ei_loop=$(losetup -f)
 	if ! losetup "$ei_loop" "$ei_image" || ! mke2fs "$ei_loop" > /dev/null ||
 	   ! mount -t ext2 "$ei_loop" /mnt/ext2-fill; then
@@ -438,7 +440,12 @@ ext2_image()
 		return 1
 	fi
 	for ei_name; do
-		cp /workloads/project/sframe/deep "/mnt/ext2-fill/$ei_name"
+		if ! cp /workloads/project/sframe/deep "/mnt/ext2-fill/$ei_name"; then
+			result fail "$ei_image: no room for $ei_name"
+			umount /mnt/ext2-fill
+			losetup -d "$ei_loop"
+			return 1
+		fi
 		chmod 755 "/mnt/ext2-fill/$ei_name"
 	done
 	umount /mnt/ext2-fill

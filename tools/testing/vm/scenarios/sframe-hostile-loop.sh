@@ -25,7 +25,7 @@ load_module sframe_unwind
 # The image served by FUSE, which answers until told to stall; the file
 # system mounted read-only from a loop device over it.
 mkdir -p $DISK
-ext2_image $IMAGE deep control || exit 1
+ext2_image $IMAGE 8 deep control || exit 1
 stall_serve $IMAGE $STALL || exit 1
 if ! mount -t ext2 -o ro "$stall_loop" $DISK; then
 	result fail "no ext2 file system on $stall_loop"
