@@ -2,8 +2,9 @@
 # sframe-hostile-dm: a file system on a device-mapper device stacked over
 # a loop device whose backing file is on a FUSE server that stops
 # answering.  The module does not see through the stack (design.rst,
-# "Files: reading without trusting the mapper"), so its read of a program there, mapped by an
-# unprivileged user, waits on the stalled server in its worker.  Root's
+# "Files: reading without trusting the mapper"), so its read of a
+# program there, mapped by an unprivileged user, waits on the stalled
+# server in its worker.  Root's
 # sidecar load for that program waits for that read: asserted, it does
 # so killably (SIGKILL ends it within KILL_LIMIT_S), so that a supplier
 # stuck behind a user's storage can always be stopped.  Then the user
