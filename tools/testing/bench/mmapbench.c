@@ -4,6 +4,9 @@
  *
  *   mmapbench exec N PROGRAM     fork and exec PROGRAM N times, one at a time
  *   mmapbench dlopen N LIBRARY   dlopen(RTLD_NOW) and dlclose LIBRARY N times
+ *   mmapbench forkdl N LIBRARY   fork N children one at a time, each of
+ *                                which dlopens LIBRARY and exits (a server
+ *                                that forks a process per connection)
  *
  * Prints "MODE_us: MEAN" (microseconds per operation, CLOCK_MONOTONIC).
  * One untimed operation comes first, so that whatever is done once per
@@ -26,7 +29,11 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static int exec_once(const char *program)
+/*
+ * Fork a child that runs @child on @target, which exits the child, and
+ * wait for it: 0 if it exited with 0.
+ */
+static int in_child(void (*child)(const char *target), const char *target)
 {
 	int status;
 	pid_t pid;
@@ -36,17 +43,40 @@ static int exec_once(const char *program)
 		perror("fork");
 		return -1;
 	}
-	if (!pid) {
-		execl(program, program, (char *)NULL);
-		perror(program);
-		_exit(127);
-	}
+	if (!pid)
+		child(target);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
-		fprintf(stderr, "mmapbench: %s failed\n", program);
+		fprintf(stderr, "mmapbench: %s failed\n", target);
 		return -1;
 	}
 	return 0;
+}
+
+static void exec_child(const char *program)
+{
+	execl(program, program, (char *)NULL);
+	perror(program);
+	_exit(127);
+}
+
+static void forkdl_child(const char *library)
+{
+	if (!dlopen(library, RTLD_NOW | RTLD_LOCAL)) {
+		fprintf(stderr, "mmapbench: %s\n", dlerror());
+		_exit(127);
+	}
+	_exit(0);
+}
+
+static int exec_once(const char *program)
+{
+	return in_child(exec_child, program);
+}
+
+static int forkdl_once(const char *library)
+{
+	return in_child(forkdl_child, library);
 }
 
 static int dlopen_once(const char *library)
@@ -76,6 +106,8 @@ int main(int argc, char **argv)
 		once = exec_once;
 	else if (!strcmp(argv[1], "dlopen"))
 		once = dlopen_once;
+	else if (!strcmp(argv[1], "forkdl"))
+		once = forkdl_once;
 	else
 		goto usage;
 	n = atol(argv[2]);
@@ -92,6 +124,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: mmapbench exec|dlopen N PROGRAM|LIBRARY\n");
+	fprintf(stderr, "usage: mmapbench exec|dlopen|forkdl N PROGRAM|LIBRARY\n");
 	return 2;
 }

@@ -1,6 +1,7 @@
 """Host half of bench-mmap: the mmap cost figures are there and plausible."""
 
-NAMES = ("exec_sframe", "exec_nosframe", "dlopen_sframe", "dlopen_nosframe")
+NAMES = ("exec_sframe", "exec_nosframe", "dlopen_sframe", "dlopen_nosframe",
+         "forkdl_sframe", "forkdl_nosframe")
 CONFIGS = ("module", "service")
 # A regression tripwire, not a performance claim: under TCG one exec costs
 # milliseconds and the noise between runs is tens of percent.  Only an

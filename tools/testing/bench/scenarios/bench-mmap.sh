@@ -9,7 +9,7 @@
 # needs: module
 # kernels: debian-6.12
 # default: none
-# timeout: 420
+# timeout: 600
 . /vmtest/lib.sh
 B=/workloads/project/mmapbench
 SF=/workloads/project/sframectl
@@ -20,7 +20,9 @@ CONFIGS="stock module service"
 TARGETS="exec_sframe exec 60 /workloads/project/sframe/true
 exec_nosframe exec 60 /workloads/project/nosframe/true
 dlopen_sframe dlopen 600 /workloads/project/sframe/libdeepso.so
-dlopen_nosframe dlopen 600 /workloads/nosframe/libdeepso.so"
+dlopen_nosframe dlopen 600 /workloads/nosframe/libdeepso.so
+forkdl_sframe forkdl 60 /workloads/project/sframe/libdeepso.so
+forkdl_nosframe forkdl 60 /workloads/nosframe/libdeepso.so"
 
 # bench MODE N TARGET: run one loop, print its mean microseconds per operation.
 bench()
