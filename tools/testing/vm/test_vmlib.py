@@ -333,6 +333,24 @@ class ThroughputJudgeTest(unittest.TestCase):
         self.assertIn("warm 0.98x of it (goal 0.97x)", passes[0])
         self.assertIn("stock_2 900/-/-", passes[0])
 
+    def test_the_runs_noise_and_the_cpu_shares(self):
+        report = channel.GuestReport("throughput")
+        report.metrics.update({"redis_warm_walk_ms": "1200", "redis_warm_2_walk_ms": "1800",
+                               "redis_warming_service_ms": "12000"})
+        for window, rate in self.RATES.items():
+            report.metrics[f"redis_{window}"] = rate
+        _, passes = system.judge_throughput(report)
+        # stock 700 and 900: 200 apart, over their mean of 800
+        self.assertEqual(report.metrics["redis_stock_spread"], "0.25")
+        self.assertEqual(report.metrics["redis_warm_spread"], "0.00")
+        # 1.5 s of walks a window, of 30 s on the guest's one CPU; the
+        # service 12 s
+        self.assertEqual(report.metrics["redis_warm_walk_share"], "0.050")
+        self.assertEqual(report.metrics["redis_warming_service_share"], "0.400")
+        self.assertNotIn("redis_warm_service_share", report.metrics)
+        self.assertIn("two windows 0.25 apart at most, of the guest's CPU time: "
+                      "warming, the service 40.0%, warm, the walk 5.0%", passes[-1])
+
     def test_a_missing_or_zero_rate_fails(self):
         _, (failures, passes) = self.judge({**self.RATES, "stock_2": "", "warm": "0"})
         self.assertEqual(passes, [])

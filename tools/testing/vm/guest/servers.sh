@@ -181,15 +181,26 @@ rate()
 	esac
 }
 
+# service_cpu_ms: the CPU time the service and its children have taken
+# (its cgroup's usage_usec, in ms), or nothing when it is not running.
+service_cpu_ms()
+{
+	sed -n 's/^usage_usec \([0-9]*\)$/\1/p' \
+		"/sys/fs/cgroup/system.slice/$SERVICE.service/cpu.stat" \
+		2> /dev/null | awk '{ print int($1 / 1000) }'
+}
+
 # profiled NAME HOW: NAME's rate while perf record -a -g samples every
 # CPU THROUGHPUT_FREQ times a second (perf starts the client once its
 # events are on), reported as the metric LOAD_HOW (LOAD: NAME with _ for
 # -), with what perf wrote (LOAD_HOW_mb) and, with the module, the CPU
 # time its walks took (LOAD_HOW_walk_ms).  HOW "none" or
-# "module": the rate alone, without perf.
+# "module": the rate alone, without perf.  While the service runs, the
+# CPU time it took meanwhile (LOAD_HOW_service_ms).
 profiled()
 {
 	what=$(echo "$1" | tr - _)_$2
+	served=$(service_cpu_ms)
 	if [ "$2" = none ] || [ "$2" = module ]; then
 		per_s=$(rate "$1" 2> "/tmp/$what.err")
 	else
@@ -205,6 +216,7 @@ profiled()
 			$((($(stat_value walk_ns_total) - walked) / 1000000))
 		rm -f /tmp/rate.data /tmp/rate.data.old
 	fi
+	[ -n "$served" ] && metric "${what}_service_ms" $(($(service_cpu_ms) - served))
 	if [ -n "$per_s" ]; then
 		metric "$what" "$per_s"
 	else

@@ -18,6 +18,9 @@ from .arch import ARCHES
 from .util import cache_dir, log, need_tool
 
 POLL_SECONDS = 5
+# A guest's CPUs, unless its boot says otherwise: two, so that races can
+# happen.
+CPUS = 2
 # a guest silent on both ports this long is taken as hung (a scenario that
 # legitimately runs longer must print something meanwhile)
 IDLE_TIMEOUT = int(os.environ.get("VMTEST_IDLE_TIMEOUT", "300"))
@@ -106,7 +109,7 @@ def guest_slot(what):
 
 
 def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memory="2G",
-         idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64"):
+         idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64", cpus=CPUS):
     """Run QEMU until the guest stops, timeout passes or it goes silent.
 
     disks are raw images attached as virtio disks, in order (vda, vdb, ...).
@@ -114,7 +117,7 @@ def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memo
     guest = ARCHES[arch]
     qemu = need_tool(guest.qemu)
     console = [f"console={guest.console},115200"]
-    cmd = [qemu] + guest.machine + ["-smp", "2", "-m", memory,
+    cmd = [qemu] + guest.machine + ["-smp", str(cpus), "-m", memory,
                                     "-nographic", "-no-reboot", "-monitor", "none",
                                     "-nic", "none", "-serial", "stdio"] + \
         ICOUNT_ARGS * ICOUNT + \
