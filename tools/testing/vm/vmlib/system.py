@@ -236,15 +236,20 @@ def judge_servers(report, recordings):
     return failures, passes
 
 
+def window_values(report, load, how, suffix=""):
+    """Return the metric LOAD_WINDOW<suffix> of each of load's windows of
+    how, as numbers, or None if one is missing or not a number."""
+    try:
+        return [float(report.metrics[f"{load}_{window}{suffix}"])
+                for window in THROUGHPUT_WINDOWS[how]]
+    except (KeyError, ValueError):
+        return None
+
+
 def throughput_rate(report, load, how):
     """Return the mean of load's windows of how, or 0.0 if one measured nothing."""
-    rates = []
-    for window in THROUGHPUT_WINDOWS[how]:
-        try:
-            rates.append(float(report.metrics.get(f"{load}_{window}", "")))
-        except ValueError:
-            return 0.0
-    return sum(rates) / len(rates) if min(rates) > 0 else 0.0
+    rates = window_values(report, load, how)
+    return sum(rates) / len(rates) if rates and min(rates) > 0 else 0.0
 
 
 def throughput_noise(report, load):
@@ -257,7 +262,7 @@ def throughput_noise(report, load):
     """
     spreads = []
     for how in ("stock", "warm"):
-        rates = [float(report.metrics[f"{load}_{w}"]) for w in THROUGHPUT_WINDOWS[how]]
+        rates = window_values(report, load, how)
         spread = (max(rates) - min(rates)) / (sum(rates) / len(rates))
         report.metrics[f"{load}_{how}_spread"] = f"{spread:.2f}"
         spreads.append(spread)
@@ -277,10 +282,8 @@ def throughput_shares(report, load):
     said = []
     for how in ("warming", "warm"):
         for what in ("walk", "service"):
-            try:
-                ms = [float(report.metrics[f"{load}_{w}_{what}_ms"])
-                      for w in THROUGHPUT_WINDOWS[how]]
-            except (KeyError, ValueError):
+            ms = window_values(report, load, how, f"_{what}_ms")
+            if ms is None:
                 continue
             share = sum(ms) / len(ms) / cpu_ms
             report.metrics[f"{load}_{how}_{what}_share"] = f"{share:.3f}"
