@@ -1,18 +1,18 @@
 #!/bin/sh
-# sframe-hostile-dm: a file system on a device-mapper device stacked over
-# a loop device whose backing file is on a FUSE server that stops
+# sframe-hostile-dm: a file system on a device-mapper device stacked
+# over a loop device whose backing file is on a FUSE server that stops
 # answering.  The module does not see through the stack (design.rst,
 # "Files: reading without trusting the mapper"), so its read of a
 # program there, mapped by an unprivileged user, waits on the stalled
-# server in its worker.  Root's
-# sidecar load for that program waits for that read: asserted, it does
-# so killably (SIGKILL ends it within KILL_LIMIT_S), so that a supplier
-# stuck behind a user's storage can always be stopped.  Then the user
-# maps FLOOD more programs there, more reads than the module's work
-# queue runs at once: asserted, all but a few of them wait in the user's
-# own queue (loads_waited).  And a program anyone may run, whose read he
-# asks for first and which waits in his queue, still gets its section
-# within SECTION_LIMIT_MS when root runs it.
+# server in its worker.  Root's sidecar load for that program waits for
+# that read: asserted, it does so killably (SIGKILL ends it within
+# KILL_LIMIT_S), so that a supplier stuck behind a user's storage can
+# always be stopped.  Then the user maps FLOOD more programs there, more
+# reads than the module's work queue runs at once: asserted, all but a
+# few of them wait in the user's own queue (loads_waited).  And a
+# program anyone may run, whose read he asks for first and which waits
+# in his queue, still gets its section within SECTION_LIMIT_MS when root
+# runs it.
 # needs: module
 # kernels: debian-5.10 debian-6.1 debian-6.12
 # default: debian-6.12
