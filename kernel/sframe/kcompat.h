@@ -35,6 +35,15 @@ static inline struct mem_cgroup *sframe_set_active_memcg(struct mem_cgroup *memc
 }
 
 /*
+ * The top of every task's user address space, the end of a window that
+ * covers all of it.  arm64 names it from 5.11 on; before, its largest
+ * task size is TASK_SIZE_64 (the running kernel's VA size).
+ */
+#ifndef TASK_SIZE_MAX
+#define TASK_SIZE_MAX	TASK_SIZE_64
+#endif
+
+/*
  * Free @ops' filter.  Where ftrace_free_filter() is not exported (5.10),
  * resetting the filter to nothing frees its hash all the same.
  */

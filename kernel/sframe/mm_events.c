@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "kcompat.h"
 #include "maps.h"
 #include "window.h"
 

@@ -10,6 +10,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "kcompat.h"
 #include "maps.h"
 
 /*

@@ -7,7 +7,7 @@
 #ifndef _SFRAME_ARCH_USER_REGS_H
 #define _SFRAME_ARCH_USER_REGS_H
 
-#include <linux/kvm_host.h>
+#include <linux/sched.h>
 #include <asm/pointer_auth.h>
 #include <asm/ptrace.h>
 
@@ -21,12 +21,18 @@ static inline bool sframe_regs_walkable(const struct pt_regs *regs)
  * What perf_guest_state() says, which a module cannot call (its static
  * call key is not exported): on arm64 KVM counts every sample taken while
  * a vCPU is loaded on this CPU as the guest's (kvm_arch_pmi_in_guest()),
- * and the stock walker records no user stack for it.
+ * and the stock walker records no user stack for it.  A vCPU is loaded
+ * here exactly while its thread runs here between vcpu_load() and
+ * vcpu_put(), which keep a preempt notifier registered on the thread:
+ * KVM's, the only user of preempt notifiers.  kvm_get_running_vcpu(),
+ * which tells the same, is not exported by every kernel (7.2 keeps it
+ * to KVM).  Were another user to appear, its samples would go without
+ * a user stack, never with a wrong one.
  */
 static inline bool sframe_regs_in_guest(const struct pt_regs *regs)
 {
-#if IS_ENABLED(CONFIG_GUEST_PERF_EVENTS) && IS_ENABLED(CONFIG_KVM)
-	return kvm_get_running_vcpu();
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	return !hlist_empty(&current->preempt_notifiers);
 #else
 	return false;
 #endif
