@@ -10,10 +10,9 @@
 #                         vmtest --system --servers)
 #   make check-user       user-space suites only: fast, no QEMU
 #   make check-vm         the QEMU suites only (tools/testing/vm/vmtest)
-#   make check-builds     the module built, not booted, for every flavour
-#                         (generic, cloud, rt) of the newest amd64 kernel
-#                         of each Debian suite (tools/testing/vm/vmtest
-#                         --builds)
+#   make check-builds     the module built, not booted, for every amd64
+#                         and arm64 flavour of the newest kernel of each
+#                         Debian suite (tools/testing/vm/vmtest --builds)
 #   make check-system     the packages installed on a booted Debian 12
 #                         system (tools/testing/vm/vmtest --system; check
 #                         runs only its --servers part)

@@ -905,10 +905,35 @@ class BuildsTest(unittest.TestCase):
                                           "linux-kbuild-7.3",
         })
 
+    class ArmApt(FakeApt):
+        """Experimental's arm64 list: the generic and the 16K-page flavour."""
+
+        PACKAGES = {
+            "linux-headers-arm64": f"linux-headers-7.3-arm64 (= {FakeApt.VERSION})",
+            "linux-headers-arm64-16k": f"linux-headers-7.3-arm64-16k (= {FakeApt.VERSION})",
+            "linux-headers-7.3-arm64": f"linux-headers-7.3-common (= {FakeApt.VERSION}), "
+                                       "linux-kbuild-7.3, gcc-16-for-host",
+            "linux-headers-7.3-arm64-16k": f"linux-headers-7.3-common (= {FakeApt.VERSION}), "
+                                           "linux-kbuild-7.3",
+            "linux-headers-7.3-common": "",
+            "linux-kbuild-7.3": "libc6 (>= 2.38), libelf1t64 (>= 0.144)",
+        }
+
+        def download(self, package, version):
+            return f"/debs/{package}_{version}_arm64.deb"
+
+    def _apts(self):
+        return {"amd64": self.SuiteApt(), "arm64": self.ArmApt()}
+
+    @staticmethod
+    def _headers(arch, flavour):
+        return builds.Headers(arch, flavour, f"7.3-{flavour}", FakeApt.VERSION)
+
     def test_suite_headers(self):
-        self.assertEqual(builds.suite_headers(self.SuiteApt()),
-                         [("amd64", "7.3-amd64", FakeApt.VERSION),
-                          ("rt-amd64", "7.3-rt-amd64", FakeApt.VERSION)])
+        self.assertEqual(builds.suite_headers(self._apts()),
+                         [self._headers("amd64", "amd64"), self._headers("amd64", "rt-amd64"),
+                          self._headers("arm64", "arm64"),
+                          self._headers("arm64", "arm64-16k")])
 
     def test_headers_debs(self):
         debs, packages = kernels.headers_debs(self.SuiteApt(), "7.3-rt-amd64",
@@ -918,26 +943,128 @@ class BuildsTest(unittest.TestCase):
                           "linux-kbuild-7.3"])
         self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
 
+    def test_arm64_headers_take_amd64_kbuild(self):
+        debs, packages = kernels.headers_debs(self.ArmApt(), "7.3-arm64", FakeApt.VERSION,
+                                              self.SuiteApt())
+        self.assertEqual([os.path.basename(d) for d in debs],
+                         [f"linux-headers-7.3-arm64_{FakeApt.VERSION}_arm64.deb",
+                          f"linux-headers-7.3-common_{FakeApt.VERSION}_arm64.deb",
+                          f"linux-kbuild-7.3_{FakeApt.VERSION}_amd64.deb"])
+        # the amd64 kbuild's own dependencies
+        self.assertEqual(packages, ["libc6", "libelf1t64", "libssl3t64"])
+
+    def test_compiler_package(self):
+        for cc, arch_name, package in [
+                ("gcc-10", "amd64", "gcc-10"),
+                ("x86_64-linux-gnu-gcc-16", "amd64", "gcc-16"),
+                ("gcc-12", "arm64", "gcc-12-aarch64-linux-gnu"),
+                ("aarch64-linux-gnu-gcc-12", "arm64", "gcc-12-aarch64-linux-gnu")]:
+            self.assertEqual(chroot.compiler_package(cc, arch_name), package)
+        with self.assertRaisesRegex(HarnessError, "clang"):
+            chroot.compiler_package("clang", "arm64")
+
+    def test_fetch_headers_withholds_one_kernel(self):
+        found = [self._headers("amd64", "amd64"), self._headers("arm64", "arm64")]
+
+        def headers_debs(apt, release, version, host_apt):
+            if isinstance(apt, self.ArmApt):
+                raise HarnessError("apt-get download linux-kbuild-7.3 failed\nmore")
+            return [f"/debs/h-{release}.deb", "/debs/kbuild.deb"], ["libc6"]
+
+        apts = self._apts()
+        with unittest.mock.patch.object(kernels, "headers_debs", headers_debs), \
+                unittest.mock.patch.object(builds, "compiler_of",
+                                           return_value="x86_64-linux-gnu-gcc-16"):
+            debs, packages, withheld = builds.fetch_headers(apts, found)
+        self.assertEqual(debs, ["/debs/h-7.3-amd64.deb", "/debs/kbuild.deb"])
+        self.assertEqual(packages, ["gcc-16", "libc6"])
+        self.assertEqual(withheld, {found[1]: "apt-get download linux-kbuild-7.3 failed"})
+
+    def test_arm64_built_with_its_make_vars(self):
+        calls = []
+
+        def copy_sources(repo, work):
+            os.makedirs(os.path.join(work, "kernel"))
+            open(os.path.join(work, "kernel", "sframe_unwind.ko"), "w").close()
+
+        with tempfile.TemporaryDirectory() as root, \
+                unittest.mock.patch.object(chroot.modules, "copy_sources", copy_sources), \
+                unittest.mock.patch.object(chroot, "run",
+                                           lambda cmd, **kw: calls.append(cmd[-1])):
+            chroot.build_in_chroot("/repo", root, "7.3-arm64", "experimental-arm64",
+                                   os.devnull, bench=False,
+                                   make_vars=arch.ARM64.make_vars)
+        self.assertTrue(calls[0].endswith(
+            " KDIR=/usr/src/linux-headers-7.3-arm64 "
+            f"-j{os.cpu_count() or 2} ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"), calls)
+
     def test_a_made_chroot_fetches_nothing(self):
-        found = [("amd64", "7.3-amd64", FakeApt.VERSION)]
+        found = [self._headers("amd64", "amd64")]
+        apts = self._apts()
         with tempfile.TemporaryDirectory() as cache, \
                 unittest.mock.patch.object(kernels, "headers_debs",
                                            side_effect=AssertionError("fetched")):
             with self.assertRaisesRegex(AssertionError, "fetched"):
-                builds.suite_chroot(cache, "experimental", FakeApt(), found, os.devnull)
+                builds.suite_chroot(cache, "experimental", apts, found, os.devnull)
             root = os.path.join(cache, "chroots", "builds-experimental", FakeApt.VERSION)
             os.makedirs(root)
             open(os.path.join(root, chroot.READY), "w").close()
             with open(os.path.join(root, builds.HEADERS_LIST), "w") as f:
                 f.write(f"7.3-amd64 {FakeApt.VERSION}\n")
-            self.assertEqual(builds.suite_chroot(cache, "experimental", FakeApt(), found,
-                                                 os.devnull), root)
+            self.assertEqual(builds.suite_chroot(cache, "experimental", apts, found,
+                                                 os.devnull), (root, {}))
             # a flavour more: made again
-            more = found + [("rt-amd64", "7.3-rt-amd64", FakeApt.VERSION)]
-            with self.assertRaisesRegex(AssertionError, "fetched"), \
-                    contextlib.redirect_stderr(io.StringIO()):
-                builds.suite_chroot(cache, "experimental", FakeApt(), more, os.devnull)
-            self.assertFalse(os.path.exists(root))
+            more = found + [self._headers("arm64", "arm64")]
+            with self.assertRaisesRegex(AssertionError, "fetched"):
+                builds.suite_chroot(cache, "experimental", apts, more, os.devnull)
+
+    def test_a_withheld_kernel_keeps_the_chroot_of_the_others(self):
+        found = [self._headers("amd64", "amd64"), self._headers("arm64", "arm64")]
+        withheld = {found[1]: "no linux-kbuild-7.3 for amd64"}
+        with tempfile.TemporaryDirectory() as cache, \
+                unittest.mock.patch.object(builds, "fetch_headers",
+                                           return_value=([], [], withheld)), \
+                unittest.mock.patch.object(chroot, "ensure_chroot",
+                                           side_effect=AssertionError("made")):
+            root = os.path.join(cache, "chroots", "builds-sid", FakeApt.VERSION)
+            os.makedirs(root)
+            open(os.path.join(root, chroot.READY), "w").close()
+            with open(os.path.join(root, builds.HEADERS_LIST), "w") as f:
+                f.write(f"7.3-amd64 {FakeApt.VERSION}\n")
+            self.assertEqual(builds.suite_chroot(cache, "sid", self._apts(), found,
+                                                 os.devnull), (root, withheld))
+
+    def test_each_kernel_one_line(self):
+        found = [self._headers("amd64", "amd64"), self._headers("arm64", "arm64"),
+                 self._headers("arm64", "arm64-16k")]
+        built = []
+
+        def build_in_chroot(repo, root, release, name, logfile, bench, make_vars):
+            built.append((name, make_vars))
+            with open(logfile, "a") as f:
+                f.write(f"  CC [M]  {name}/main.o\n")
+                if name.endswith("16k"):
+                    f.write("main.c:9:5: error: 'X' undeclared\nmake: *** Error 1\n")
+            if name.endswith("16k"):
+                raise HarnessError("make failed\nmore")
+
+        with tempfile.TemporaryDirectory() as results, \
+                contextlib.redirect_stdout(io.StringIO()) as out, \
+                contextlib.redirect_stderr(io.StringIO()), \
+                unittest.mock.patch.object(builds, "suite_apts"), \
+                unittest.mock.patch.object(builds, "suite_headers", return_value=found), \
+                unittest.mock.patch.object(builds, "suite_chroot",
+                                           return_value=("/root", {found[1]: "withheld"})), \
+                unittest.mock.patch.object(chroot, "build_in_chroot", build_in_chroot):
+            builds.build_suite("/repo", "/cache", "experimental", results, Tap())
+        v = FakeApt.VERSION
+        self.assertEqual(out.getvalue().splitlines()[1:], [
+            f"ok 1 - build experimental 7.3-amd64 ({v})",
+            f"ok 2 - build experimental 7.3-arm64 ({v}) # SKIP withheld",
+            f"not ok 3 - build experimental 7.3-arm64-16k ({v}) "
+            "# main.c:9:5: error: 'X' undeclared"])
+        self.assertEqual(built, [("experimental-amd64", []),
+                                 ("experimental-arm64-16k", arch.ARM64.make_vars)])
 
 
 class KmodsTest(unittest.TestCase):

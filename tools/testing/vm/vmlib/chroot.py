@@ -15,6 +15,7 @@ import shutil
 
 from . import modules
 from .apt import KEYRING, debian_mirror
+from .arch import ARCHES
 from .util import HarnessError, log, need_tool, run
 
 READY = ".vmtest-ready"          # made last: the chroot is complete
@@ -24,12 +25,18 @@ class ChrootUnavailable(HarnessError):
     """The chroot could not be created (no debootstrap, no network, ...)."""
 
 
-def compiler_package(cc):
-    """Return the Debian package of a CONFIG_CC_VERSION_TEXT compiler name."""
+def compiler_package(cc, arch="amd64"):
+    """Return the Debian package of a CONFIG_CC_VERSION_TEXT compiler name.
+
+    For a kernel of arch, built in an amd64 chroot: another arch's is the
+    cross compiler of that version (gcc-12-aarch64-linux-gnu), whichever
+    of its names the kernel's build used (gcc-12, aarch64-linux-gnu-gcc-12).
+    """
     m = re.search(r"gcc-(\d+)$", cc)
     if not m:
         raise HarnessError(f"cannot tell the package of compiler {cc}")
-    return f"gcc-{m.group(1)}"
+    target = ARCHES[arch]
+    return f"gcc-{m.group(1)}" + ("" if target.native else f"-{target.multiarch}")
 
 
 def unpack_into(deb, root, logfile):
@@ -53,10 +60,12 @@ def ready_chroot(cache, name, release):
 def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     """Create (once) kernel name's minbase chroot of suite, with cc and headers.
 
-    headers, called only when the chroot is made: None, release's headers
-    come from suite; else (debs, packages): the .debs of the headers,
-    unpacked into the chroot, and the packages of suite they need.  One
-    chroot per kernel name: a new release's replaces the old one.
+    cc: the headers' compiler (CONFIG_CC_VERSION_TEXT's), or None where
+    their packages name the compilers.  headers, called only when the
+    chroot is made: None, release's headers come from suite; else (debs,
+    packages): the .debs of the headers, unpacked into the chroot, and the
+    packages of suite they need.  One chroot per kernel name: a new
+    release's replaces the old one.
     """
     top = os.path.join(cache, "chroots", name)
     root = ready_chroot(cache, name, release)
@@ -67,7 +76,8 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(top, exist_ok=True)
     debs, packages = (headers and headers()) or ([], [f"linux-headers-{release}"])
-    include = ",".join([compiler_package(cc), "make", "libc6-dev"] + packages)
+    compilers = [compiler_package(cc)] if cc else []
+    include = ",".join(compilers + ["make", "libc6-dev"] + packages)
     log(f"debootstrapping {suite} for {release} into {root} (log: {logfile})")
     run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
          f"--include={include}", suite, root, debian_mirror()], logfile=logfile, quiet=True)
@@ -81,10 +91,11 @@ def ensure_chroot(cache, name, suite, release, cc, logfile, headers=None):
     return root
 
 
-def build_in_chroot(repo, root, release, name, logfile, bench=True):
+def build_in_chroot(repo, root, release, name, logfile, bench=True, make_vars=()):
     """Build repo's kernel/ inside the chroot; return {module: .ko path}.
 
-    bench: with the walk's benchmark (bench-walk), which DKMS's build lacks.
+    bench: with the walk's benchmark (bench-walk), which DKMS's build lacks;
+    make_vars: the kernel's architecture's (arch.py: arm64's cross-build).
     """
     inside = f"/build/{name}"
     work = os.path.join(root, inside.lstrip("/"))
@@ -94,7 +105,8 @@ def build_in_chroot(repo, root, release, name, logfile, bench=True):
     # objtool reads /proc; a private mount namespace drops the mount on exit
     script = (f"mount -t proc proc /proc && exec make -C {inside}/kernel "
               f"KDIR=/usr/src/linux-headers-{release} -j{jobs}"
-              + (" CONFIG_SFRAME_UNWIND_BENCH=y" if bench else ""))
+              + (" CONFIG_SFRAME_UNWIND_BENCH=y" if bench else "")
+              + "".join(f" {shlex.quote(v)}" for v in make_vars))
     run(["unshare", "--mount", "--propagation", "private", "chroot", root,
          "sh", "-c", script], logfile=logfile)
     kos = glob.glob(os.path.join(work, "kernel", "**", "*.ko"), recursive=True)

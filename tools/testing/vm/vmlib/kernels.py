@@ -167,21 +167,24 @@ def _deb_with_vmlinuz(apt, image, version, release):
     raise HarnessError(f"no package of {image} holds a vmlinuz for {release}")
 
 
-def headers_debs(apt, release, version):
+def headers_debs(apt, release, version, host_apt=None):
     """Return (debs, packages) that build modules for release in a chroot.
 
     debs: the .debs of release's headers at version, their common part
     and kbuild, from apt's suite; packages: the others kbuild's programs
-    need, which the chroot's suite carries.
+    need, which the chroot's suite carries.  host_apt: the amd64 apt of
+    the suite, whose kbuild's host programs run in an amd64 chroot where
+    apt is another architecture's (as in fetch_debian()).
     """
-    headers = f"linux-headers-{release}"
-    wanted = [(headers, version)] + [
-        (n, v) for n, v in apt.depends(headers)
-        if n.startswith(("linux-headers-", "linux-kbuild-")) and v]
+    headers, host_apt = f"linux-headers-{release}", host_apt or apt
+    deps = [(n, v) for n, v in apt.depends(headers)
+            if n.startswith(("linux-headers-", "linux-kbuild-")) and v]
+    wanted = [(apt, headers, version)] + [
+        (host_apt if n.startswith("linux-kbuild-") else apt, n, v) for n, v in deps]
     packages = set()
-    for n, _ in wanted:
-        packages.update(d for d, _ in apt.depends(n) if not d.startswith(("linux-", "gcc-")))
-    return [apt.download(n, v) for n, v in wanted], sorted(packages)
+    for source, n, _ in wanted:
+        packages.update(d for d, _ in source.depends(n) if not d.startswith(("linux-", "gcc-")))
+    return [source.download(n, v) for source, n, v in wanted], sorted(packages)
 
 
 def chroot_headers(cache, name, release):
