@@ -50,7 +50,7 @@ static __always_inline unsigned int
 sframe_walk_user(const struct pt_regs *regs, u64 *ips, unsigned int room)
 {
 	u64 start = local_clock();
-	struct sframe_walk w;
+	struct sframe_walk w __uninitialized;
 	unsigned int n;
 
 	n = sframe_walk_user_into(regs, ips, room, &w, true);
@@ -115,7 +115,7 @@ void sframe_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 {
 	struct sframe_consume c = { .fn = consume_entry, .cookie = cookie };
 	u64 start;
-	struct sframe_walk w;
+	struct sframe_walk w __uninitialized;
 	bool full;
 
 	if (!consume_entry(cookie, sframe_user_ip(regs)))

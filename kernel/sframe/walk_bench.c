@@ -63,7 +63,7 @@ static __always_inline unsigned int
 sframe_bench_walk(const struct pt_regs *regs, unsigned int depth, bool cold,
 		  u64 *rule_frames)
 {
-	struct sframe_walk w;
+	struct sframe_walk w __uninitialized;
 	unsigned int n;
 
 	n = sframe_walk_user_into(regs, sframe_bench_ips, depth, &w, !cold);

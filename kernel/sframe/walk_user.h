@@ -90,7 +90,11 @@ static __always_inline void sframe_cache_put(struct sframe_step_caches *c,
  * A walk of the current task's user stack from @regs, as the two below
  * begin and end it.  Sections are used under RCU, which also lets module
  * unload wait for walks in flight.  @cache: step through this CPU's step
- * cache (only the benchmark's cold walk goes without).
+ * cache (only the benchmark's cold walk goes without).  Begin sets every
+ * field of this and of the struct sframe_walk, so their callers declare
+ * them __uninitialized: the kernel's zeroing of locals
+ * (CONFIG_INIT_STACK_ALL_ZERO, Debian's kernels' choice) would write both
+ * twice a sample.
  */
 struct sframe_user_walk {
 	struct sframe_user_ctx ctx;
@@ -139,7 +143,7 @@ static __always_inline unsigned int
 sframe_walk_user_into(const struct pt_regs *regs, u64 *ips, unsigned int max,
 		      struct sframe_walk *w, bool cache)
 {
-	struct sframe_user_walk u;
+	struct sframe_user_walk u __uninitialized;
 	unsigned int n;
 
 	sframe_user_walk_begin(&u, regs, w, cache);
@@ -158,7 +162,7 @@ sframe_walk_user_each(const struct pt_regs *regs,
 		      bool (*store)(void *cookie, u64 ip), void *cookie,
 		      struct sframe_walk *w)
 {
-	struct sframe_user_walk u;
+	struct sframe_user_walk u __uninitialized;
 	bool full = false;
 	u64 ip;
 
