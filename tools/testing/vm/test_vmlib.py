@@ -336,7 +336,10 @@ class ThroughputJudgeTest(unittest.TestCase):
     def test_the_runs_noise_and_the_cpu_shares(self):
         report = channel.GuestReport("throughput")
         report.metrics.update({"redis_warm_walk_ms": "1200", "redis_warm_2_walk_ms": "1800",
-                               "redis_warming_service_ms": "12000"})
+                               "redis_warming_service_ms": "12000",
+                               "redis_stock_kworker_ms": "300", "redis_stock_2_kworker_ms": "0",
+                               "redis_warming_kworker_ms": "3000",
+                               "redis_warming_idle_ms": "6000"})
         for window, rate in self.RATES.items():
             report.metrics[f"redis_{window}"] = rate
         _, passes = system.judge_throughput(report)
@@ -348,8 +351,15 @@ class ThroughputJudgeTest(unittest.TestCase):
         self.assertEqual(report.metrics["redis_warm_walk_share"], "0.050")
         self.assertEqual(report.metrics["redis_warming_service_share"], "0.400")
         self.assertNotIn("redis_warm_service_share", report.metrics)
-        self.assertIn("two windows 0.25 apart at most, of the guest's CPU time: "
-                      "warming, the service 40.0%, warm, the walk 5.0%", passes[-1])
+        # the kernel's workers: 150 ms a window under perf's walker, 3 s
+        # while the service warmed up, when the CPU also stood idle 6 s
+        self.assertEqual(report.metrics["redis_stock_kworker_share"], "0.005")
+        self.assertEqual(report.metrics["redis_warming_kworker_share"], "0.100")
+        self.assertEqual(report.metrics["redis_warming_idle_share"], "0.200")
+        self.assertNotIn("redis_warm_kworker_share", report.metrics)
+        self.assertIn("two windows 0.25 apart at most, of the guest's CPU time, "
+                      "stock: kworker 0.5%; warming: service 40.0%, kworker 10.0%, "
+                      "idle 20.0%; warm: walk 5.0%", passes[-1])
 
     def test_a_missing_or_zero_rate_fails(self):
         _, (failures, passes) = self.judge({**self.RATES, "stock_2": "", "warm": "0"})

@@ -190,17 +190,50 @@ service_cpu_ms()
 		2> /dev/null | awk '{ print int($1 / 1000) }'
 }
 
+# kworker_ticks: "PID TICKS" for each of the kernel's worker threads
+# alive now, TICKS its CPU time.  The module reads files and rescans maps
+# there, beside the kernel's own work.  Only kworker lines are read,
+# whose names hold no space.
+kworker_ticks()
+{
+	cat /proc/[0-9]*/stat 2> /dev/null |
+		awk '$2 ~ /^\(kworker\// { print $1, $14 + $15 }'
+}
+
+# kworker_cpu_ms FILE: the CPU time, in ms, the kernel's worker threads
+# took since kworker_ticks wrote FILE: each one's since then, all of it
+# for one started since.  A worker that exited meanwhile took its time
+# with it.
+kworker_cpu_ms()
+{
+	kworker_ticks | awk -v hz="$(getconf CLK_TCK)" -v before="$1" '
+		FILENAME == before { had[$1] = $2; next }
+		{ t += ($1 in had && $2 >= had[$1]) ? $2 - had[$1] : $2 }
+		END { print int(t * 1000 / hz) }' "$1" -
+}
+
+# idle_ms: the time the guest's CPUs were idle or waiting for I/O, in ms.
+idle_ms()
+{
+	awk -v hz="$(getconf CLK_TCK)" \
+		'$1 == "cpu" { print int(($5 + $6) * 1000 / hz) }' /proc/stat
+}
+
 # profiled NAME HOW: NAME's rate while perf record -a -g samples every
 # CPU THROUGHPUT_FREQ times a second (perf starts the client once its
 # events are on), reported as the metric LOAD_HOW (LOAD: NAME with _ for
 # -), with what perf wrote (LOAD_HOW_mb) and, with the module, the CPU
 # time its walks took (LOAD_HOW_walk_ms).  HOW "none" or
 # "module": the rate alone, without perf.  While the service runs, the
-# CPU time it took meanwhile (LOAD_HOW_service_ms).
+# CPU time it took meanwhile (LOAD_HOW_service_ms).  In every window, the
+# kernel workers' CPU time (LOAD_HOW_kworker_ms) and the CPUs' idle time
+# (LOAD_HOW_idle_ms).
 profiled()
 {
 	what=$(echo "$1" | tr - _)_$2
 	served=$(service_cpu_ms)
+	kworker_ticks > /tmp/kworkers.before
+	idled=$(idle_ms)
 	if [ "$2" = none ] || [ "$2" = module ]; then
 		per_s=$(rate "$1" 2> "/tmp/$what.err")
 	else
@@ -217,6 +250,8 @@ profiled()
 		rm -f /tmp/rate.data /tmp/rate.data.old
 	fi
 	[ -n "$served" ] && metric "${what}_service_ms" $(($(service_cpu_ms) - served))
+	metric "${what}_kworker_ms" "$(kworker_cpu_ms /tmp/kworkers.before)"
+	metric "${what}_idle_ms" $(($(idle_ms) - idled))
 	if [ -n "$per_s" ]; then
 		metric "$what" "$per_s"
 	else

@@ -273,24 +273,30 @@ def throughput_shares(report, load):
     """Return where the module's and the service's CPU time went, as text.
 
     Measured, not inferred from the rates: the walks' CPU time
-    (LOAD_HOW_walk_ms) and the service's with its children
-    (LOAD_HOW_service_ms), each as a share of the guest's CPU time in the
-    window (LOAD_HOW_walk_share, LOAD_HOW_service_share), while the
-    service warms up and once it is idle.
+    (LOAD_HOW_walk_ms), the service's with its children
+    (LOAD_HOW_service_ms), the kernel's workers', where the module reads
+    and rescans (LOAD_HOW_kworker_ms), and the time the CPU stood idle
+    (LOAD_HOW_idle_ms), each as a share of the guest's CPU time in the
+    window (LOAD_HOW_walk_share and so on), under perf's walker, while
+    the service warms up and once it is idle.  A load that leaves the CPU
+    idle waits on something other than the CPU time the rest took.
     """
     cpu_ms = float(GUEST_SETTINGS["THROUGHPUT_SECONDS"]) * 1000 * BOOT_CPUS["throughput"]
     said = []
-    for how in ("warming", "warm"):
-        for what in ("walk", "service"):
+    for how in ("stock", "warming", "warm"):
+        shares = []
+        for what in ("walk", "service", "kworker", "idle"):
             ms = window_values(report, load, how, f"_{what}_ms")
             if ms is None:
                 continue
             share = sum(ms) / len(ms) / cpu_ms
             report.metrics[f"{load}_{how}_{what}_share"] = f"{share:.3f}"
-            said.append(f"{how}, the {what} {share:.1%}")
+            shares.append(f"{what} {share:.1%}")
+        if shares:
+            said.append(f"{how}: " + ", ".join(shares))
     if not said:
         return "no CPU times"
-    return "of the guest's CPU time: " + ", ".join(said)
+    return "of the guest's CPU time, " + "; ".join(said)
 
 
 def judge_throughput(report):
