@@ -69,10 +69,14 @@ int sframe_open_device(void)
 	return -1;
 }
 
-/* A sidecar file's bytes, already read (serve's cache). */
+/*
+ * A sidecar file's bytes, already read (serve's cache or its generator),
+ * and where they came from, for the message that they were loaded.
+ */
 struct sidecar_bytes {
 	const u8 *data;
 	size_t size;
+	const char *origin;
 };
 
 /*
@@ -367,8 +371,9 @@ static int load_obj(int dev, int fd, const char *elf, int input,
 		t->fdes += sc.sec.num_fdes;
 		t->bytes += sc.size;
 		if (!quiet)
-			printf("%s: loaded (v%u, %u FDEs, %zu bytes)\n", elf,
-			       sc.sec.version, sc.sec.num_fdes, sc.size);
+			printf("%s: loaded (v%u, %u FDEs, %zu bytes%s%s)\n",
+			       elf, sc.sec.version, sc.sec.num_fdes, sc.size,
+			       bytes ? ", " : "", bytes ? bytes->origin : "");
 	}
 out:
 	sidecar_free(&sc);
@@ -438,22 +443,25 @@ int sframe_load_one(int dev, const char *elf, const char *path, u32 flags,
  * For sframectl serve: hand the module on @dev the generator's result
  * @name, whose bytes are @data (@size), for the object open at @fd
  * (its code: @code; @elf names it in messages), to keep while the
- * object is mapped; with @fill, behind the object's own
- * section.  @data may come from untrusted code (a generator child): it
- * gets every check load makes on a sidecar (the result's fields, the
- * build ID, full validation, functions inside the code), serve's one
- * check of it;
- * with @dev < 0, only those.  An exit status: 0, EXIT_INVALID when it is
- * not a valid sidecar for the object (ours or the module's checks said
- * so), EXIT_USAGE for anything else; or -EEXIST: the object has a
- * sidecar root loaded by hand, which the module keeps; or -ENODATA:
- * @fill, and the sidecar has nothing to fill.
+ * object is mapped; with @fill, behind the object's own section.  The
+ * message that it was loaded says whether it came from the cache
+ * (@cached) or was generated now.  @data may come from untrusted code
+ * (a generator child): it gets every check load makes on a sidecar (the
+ * result's fields, the build ID, full validation, functions inside the
+ * code), serve's one check of it; with @dev < 0, only those.  An exit
+ * status: 0, EXIT_INVALID when it is not a valid sidecar for the object
+ * (ours or the module's checks said so), EXIT_USAGE for anything else;
+ * or -EEXIST: the object has a sidecar root loaded by hand, which the
+ * module keeps; or -ENODATA: @fill, and the sidecar has nothing to fill.
  */
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_code *code, const char *name,
-			    const u8 *data, size_t size, bool fill)
+			    const u8 *data, size_t size, bool fill, bool cached)
 {
-	struct sidecar_bytes bytes = { .data = data, .size = size };
+	struct sidecar_bytes bytes = {
+		.data = data, .size = size,
+		.origin = cached ? "from the cache" : "generated",
+	};
 	struct sframe_load_totals t = { 0 };
 
 	return load_obj(dev, fd, elf, -1, code, name, &bytes,

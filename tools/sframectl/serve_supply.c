@@ -151,7 +151,8 @@ void serve_complete(struct serve *s, struct serve_job *j)
 	if (j->end == SERVE_GEN_DONE) {
 		ret = sframe_load_sidecar_obj(s->dev, j->fd, j->name,
 					      &j->code, j->key.path,
-					      j->gen.buf, j->gen.len, j->fill);
+					      j->gen.buf, j->gen.len, j->fill,
+					      false);
 		invalid = ret == EXIT_INVALID;
 	}
 
@@ -302,7 +303,7 @@ static void serve_supply(struct serve *s, const struct serve_waiting *w)
 	}
 	if (!serve_cache_get(&s->cache, &key, &side, &size)) {
 		ret = sframe_load_sidecar_obj(s->dev, w->fd, name, &code,
-					      key.path, side, size, fill);
+					      key.path, side, size, fill, true);
 		if (ret != EXIT_INVALID) {
 			serve_loaded(s, w->seen, ret, true, fill);
 			goto out;

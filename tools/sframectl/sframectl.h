@@ -139,7 +139,7 @@ int sframe_load_command(int argc, char **argv);
 int sframe_open_device(void);
 int sframe_load_sidecar_obj(int dev, int fd, const char *elf,
 			    const struct sframe_code *code, const char *name,
-			    const u8 *data, size_t size, bool fill);
+			    const u8 *data, size_t size, bool fill, bool cached);
 int sframe_serve_command(int argc, char **argv);
 int sframe_warm_command(int argc, char **argv);
 

@@ -132,7 +132,7 @@ static void warm_generate(struct warm *w, const char *name, int fd,
 	} else {
 		/* From a child: checked as load checks it, before it is kept. */
 		ret = sframe_load_sidecar_obj(-1, fd, name, code, key->path,
-					      j.buf, j.len, fill);
+					      j.buf, j.len, fill, false);
 		if (ret == -ENODATA) {
 			w->own++;
 		} else if (ret) {

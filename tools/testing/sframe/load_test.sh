@@ -277,10 +277,13 @@ FAKEDEV_MAPPED=$MAPPED fake serve --once --cache "$TMP/cache" \
 [ $st = 0 ] && [ "$size" -gt 100 ] &&
 	grep -q "$entry: cache entry refused: truncated; made again" "$TMP/err" &&
 	[ "$(stat -c %s "$entry")" = "$size" ] &&
-	grep -Eq "mapped at start: [0-9]+ sidecars generated, [1-9][0-9]* from the cache" "$TMP/out"
+	grep -Eq "mapped at start: [0-9]+ sidecars generated, [1-9][0-9]* from the cache" "$TMP/out" &&
+	grep -qx "$LIBC: loaded (.*, generated)" "$TMP/out" &&
+	[ "$(grep -c ': loaded (.*, generated)$' "$TMP/out")" = 1 ] &&
+	grep -q ': loaded (.*, from the cache)$' "$TMP/out"
 r=$?
 [ $r = 0 ] || cat "$TMP/out" "$TMP/err" >&2
-ok $r "restart: libc's entry, by its bytes' SHA-256, cut short: refused and made again; the rest from the cache"
+ok $r "restart: libc's entry, by its bytes' SHA-256, cut short: refused and made again; the rest from the cache, as each line says"
 
 # 17. --fill: a static program with SFrame of its own and a libc without:
 # FILL (8) with the build ID, and only what its own section leaves out.

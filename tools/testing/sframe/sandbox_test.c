@@ -524,7 +524,7 @@ static bool refused(const char *path, const struct sframe_code *code,
 		    const u8 *data, size_t size)
 {
 	return sframe_load_sidecar_obj(-1, -1, path, code, "a result", data,
-				       size, false) == EXIT_INVALID;
+				       size, false, false) == EXIT_INVALID;
 }
 
 /*
@@ -667,7 +667,7 @@ static void test_generator(const char *path)
 	       path, serve_gen_end_str(end), j.len, t);
 	tap_ok(end == SERVE_GEN_DONE &&
 	       !sframe_load_sidecar_obj(-1, -1, path, &code, "its sidecar",
-					j.buf, j.len, false),
+					j.buf, j.len, false, false),
 	       "the parent's checks accept what came back");
 	if (end == SERVE_GEN_DONE)
 		test_result_checked(path, &code, j.buf, j.len);
