@@ -1,5 +1,6 @@
 """Host half of sframe-plt: samples in IFUNC stubs of a static program complete."""
 
+import collections
 import os
 import subprocess
 
@@ -36,17 +37,24 @@ def in_stub(frame, ranges):
 
 
 def complete(user):
-    """Tell whether a sample's frames reach main through the whole chain.
+    """Tell whether a sample's frames reach the program's start, _start.
 
-    Frames of the library (the stubs, strlen's and memcpy's variants, the
-    clock) come first, and only ifunc_leaf calls them; from the first of
-    the chain's functions on, the names must be the end of CHAIN.
+    Where they pass through the chain: frames of the library (the stubs,
+    strlen's and memcpy's variants, the clock) come first, and only
+    ifunc_leaf calls them; from the first of the chain's functions on,
+    the names must be the end of CHAIN.  Samples before main (the C
+    library's start), in main's own calls (printf) and after it (exit
+    handlers) reach _start without the chain.
     """
     names = [f.sym for f in user]
+    if names[-1] != "_start":
+        return False
     i = 0
-    while i < len(names) and names[i] not in CHAIN:
+    while i < len(names) and names[i] not in CHAIN[:-1]:
         i += 1
-    if i and (i == len(names) or names[i] != CHAIN[0]):
+    if i == len(names):
+        return True
+    if i and names[i] != CHAIN[0]:
         return False
     names = names[i:]
     if "main" not in names:
@@ -55,8 +63,18 @@ def complete(user):
     return names == CHAIN[len(CHAIN) - len(names):]
 
 
+def in_program(user):
+    """Tell whether a sample's leaf is in a mapping perf knows.
+
+    One taken inside execve, after the process took the program's name
+    but before its first instruction, has the old program's address in
+    the new one's address space: no walker has a stack to find there.
+    """
+    return user[0].dso != "[unknown]"
+
+
 def check(run):
-    """At least COMPLETE of the samples, and those in the stubs, reach main."""
+    """At least COMPLETE of the samples, and all those in the stubs, are complete."""
     perf = run.artefacts.get("plt.perf")
     if perf is None:
         run.fail("plt: no perf output from the guest")
@@ -65,20 +83,26 @@ def check(run):
     samples = [[f for f in frames if int(f.ip, 16) < USER_TOP]
                for comm, frames in parse_perf_samples(perf.decode(errors="replace"))
                if comm == COMM]
-    samples = [user for user in samples if user]
+    samples = [user for user in samples if user and in_program(user)]
     stubs = [user for user in samples if in_stub(user[0], ranges)]
     done = sum(complete(user) for user in samples)
-    stubs_done = sum(complete(user) for user in stubs)
+    # Only ifunc_leaf calls through the stubs: a stub's caller is the chain.
+    stubs_done = sum(complete(user) and any(f.sym == CHAIN[0] for f in user)
+                     for user in stubs)
     frac = done / len(samples) if samples else 0.0
     run.metric("plt_samples", str(len(samples)))
     run.metric("plt_complete_pct", f"{100 * frac:.1f}")
     run.metric("plt_stub_samples", str(len(stubs)))
     run.metric("plt_stub_complete", str(stubs_done))
+    short = collections.Counter(f"{user[0].sym} ({len(user)} frames)"
+                                for user in samples if not complete(user))
+    why = "".join(f"; {n} incomplete in {leaf}" for leaf, n in short.most_common(4))
     if len(samples) < MIN_SAMPLES:
         run.fail(f"plt: only {len(samples)} samples")
     else:
-        run.verdict(frac >= COMPLETE, f"plt {100 * frac:.1f}% complete >= {100 * COMPLETE:.0f}%",
-                    f"plt: {100 * frac:.1f}% complete, want >= {100 * COMPLETE:.0f}%")
+        run.verdict(frac >= COMPLETE,
+                    f"plt {100 * frac:.1f}% complete >= {100 * COMPLETE:.0f}%{why}",
+                    f"plt: {100 * frac:.1f}% complete, want >= {100 * COMPLETE:.0f}%{why}")
     if not stubs:
         run.fail("plt: no sample in the IPLT stubs: the workload does not test them")
     elif stubs_done < len(stubs):
