@@ -400,8 +400,9 @@ stat_settles()
 }
 
 # watch_hung_tasks SECONDS: report a task blocked uninterruptibly for more
-# than SECONDS (the kernel's hung-task detector, which fails the run);
-# fails the scenario when the kernel has no detector.
+# than SECONDS (the kernel's hung-task detector, which fails the run),
+# until the scenario ends (init restores the kernel's timeout); fails the
+# scenario when the kernel has no detector.
 watch_hung_tasks()
 {
 	if [ ! -w /proc/sys/kernel/hung_task_timeout_secs ]; then
