@@ -68,6 +68,9 @@ struct sframe_epilogue {
 /* Most return-address forms an architecture lists. */
 #define SFRAME_ARCH_MAX_RA_FORMS	24
 
+/* Most functions with a planted return address an architecture lists. */
+#define SFRAME_ARCH_MAX_PLANTED	1
+
 /**
  * struct sframe_ra_form - code a real return address has around it
  * @mask: the bits that identify it among the 8 bytes from @before bytes
@@ -114,6 +117,11 @@ struct sframe_ra_form {
  *	that are real"); a handler's return to an rt_sigreturn trampoline
  *	is checked by @sigreturn
  * @nr_ra_forms: how many
+ * @planted: the code at the return address into a function whose frame
+ *	record holds an address its runtime planted, the IP it interrupted,
+ *	which follows no call (Go's runtime.asyncPreempt: the code after its
+ *	call of asyncPreempt2); a frame-pointer step from there reports it
+ * @nr_planted: how many
  */
 struct sframe_arch {
 	const char *name;
@@ -137,6 +145,8 @@ struct sframe_arch {
 	unsigned int nr_epilogue;
 	struct sframe_ra_form ra_forms[SFRAME_ARCH_MAX_RA_FORMS];
 	unsigned int nr_ra_forms;
+	struct sframe_code_seq planted[SFRAME_ARCH_MAX_PLANTED];
+	unsigned int nr_planted;
 };
 
 extern const struct sframe_arch sframe_arch_x86_64;

@@ -92,6 +92,7 @@ struct sframe_walk {
 	u64 ra_mask;			/* bits of a return address to keep */
 	bool first;			/* still in the interrupted frame */
 	bool exact_ip;			/* ip was interrupted, not a return address */
+	bool ip_planted;		/* the last FP step's RA was planted */
 	bool sp_exact;			/* sp is the frame's, not a lower bound */
 	bool ra_known;			/* after a signal frame */
 	bool stack_switched;		/* the FP chain went below SP once */
@@ -101,6 +102,7 @@ struct sframe_walk {
 	unsigned int fp_fallback_steps;	/* of fp_steps, where SFrame had none */
 	unsigned int signal_steps;	/* through rt_sigframes */
 	unsigned int epilogue_steps;	/* by the code at a frame without a table */
+	unsigned int planted_steps;	/* of fp_steps, to an IP a runtime planted */
 	unsigned int cached_steps;	/* of sframe_steps, by the step cache */
 	unsigned int record_cfa_steps;	/* of sframe_steps, CFA from a record */
 	struct sframe_step_cache *cache;	/* optional: sframe_walk_cache() */

@@ -91,6 +91,7 @@ static int sframe_stats_show(struct seq_file *s, void *unused)
 	sframe_show(s, "frames_fp_fallback", st->frames_fp_fallback);
 	sframe_show(s, "frames_signal", st->frames_signal);
 	sframe_show(s, "frames_epilogue", st->frames_epilogue);
+	sframe_show(s, "frames_planted", st->frames_planted);
 	sframe_show(s, "walk_ns_max", st->walk_ns_max);
 	sframe_show(s, "walk_ns_total", st->walk_ns_total);
 	sframe_show(s, "lookups_in_changed_range", st->lookups_in_changed_range);

@@ -44,6 +44,7 @@ struct sframe_stats {
 	u64 frames_fp_fallback;		/* of those, where SFrame had none */
 	u64 frames_signal;		/* frames found through rt_sigframes */
 	u64 frames_epilogue;		/* through a plain epilogue's code */
+	u64 frames_planted;		/* of frames_fp, IPs a runtime planted */
 	u64 stops[SFRAME_NR_STOPS];
 	u64 max_depth;			/* walks ended by max_stack */
 	u64 walk_ns_max;		/* the longest walk (a maximum, not a sum) */

@@ -39,6 +39,7 @@ static void sframe_walk_count(const struct sframe_walk *w, bool full,
 	sframe_count_add(frames_fp_fallback, w->fp_fallback_steps);
 	sframe_count_add(frames_signal, w->signal_steps);
 	sframe_count_add(frames_epilogue, w->epilogue_steps);
+	sframe_count_add(frames_planted, w->planted_steps);
 	if (full)
 		sframe_count(max_depth);
 	else

@@ -262,25 +262,24 @@ static void sframe_code_at(struct sframe_code *code, u64 addr)
 }
 
 /*
- * Point @code at @addr, keeping what it read of the words the new one
- * covers: a frame record's return address is often at the IP's own call
- * site (a recursion), whose words the step read already.
+ * Keep in @code what @other read of the words @code covers: a frame
+ * record's return address is often at the IP's own call site (a
+ * recursion), whose words the step read already.
  */
-static void sframe_code_move(struct sframe_code *code, u64 addr)
+static void sframe_code_take(struct sframe_code *code,
+			     const struct sframe_code *other)
 {
-	struct sframe_code old = *code;
 	unsigned int i, j;
 
-	sframe_code_at(code, addr);
 	for (i = 0; i < SFRAME_CODE_WORDS; i++) {
-		u64 at = old.base + i * WORD;
+		u64 at = other->base + i * WORD;
 
 		if (at < code->base || at - code->base >= sizeof(code->word))
 			continue;
 		j = (at - code->base) / WORD;
-		code->word[j] = old.word[i];
-		code->read |= ((old.read >> i) & 1) << j;
-		code->unreadable |= ((old.unreadable >> i) & 1) << j;
+		code->word[j] = other->word[i];
+		code->read |= ((other->read >> i) & 1) << j;
+		code->unreadable |= ((other->unreadable >> i) & 1) << j;
 	}
 }
 
@@ -336,17 +335,25 @@ static bool sframe_code_around(struct sframe_walk *w, struct sframe_code *code,
 	return true;
 }
 
+/* Is the code one of the @n sequences @seqs? */
+static bool sframe_code_is_one(struct sframe_walk *w, struct sframe_code *code,
+			       const struct sframe_code_seq *seqs,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sframe_code_is(w, code, &seqs[i]))
+			return true;
+	return false;
+}
+
 /* Is w->ip (@code) at one of the machine's rt_sigreturn sequences? */
 static bool sframe_at_sigreturn(struct sframe_walk *w,
 				struct sframe_code *code)
 {
-	const struct sframe_arch *arch = w->arch;
-	unsigned int i;
-
-	for (i = 0; i < arch->nr_sigreturn; i++)
-		if (sframe_code_is(w, code, &arch->sigreturn[i]))
-			return true;
-	return false;
+	return sframe_code_is_one(w, code, w->arch->sigreturn,
+				  w->arch->nr_sigreturn);
 }
 
 /*
@@ -355,22 +362,38 @@ static bool sframe_at_sigreturn(struct sframe_walk *w,
  * trampoline, which a signal handler returns to?  SFRAME_STOP_NONE if so,
  * else why not: the code there is none of them, or could not be read.  A
  * frame pointer that is none leads to data, or to a function's start
- * (whatever its caller jumped to), which no call ends at.
+ * (whatever its caller jumped to), which no call ends at.  @at_ip: the
+ * code at w->ip, whose words serve here and which keeps those read here
+ * when the answer is no.
  */
 static enum sframe_walk_stop sframe_ra_is_real(struct sframe_walk *w,
-					       struct sframe_code *code, u64 ra)
+					       struct sframe_code *at_ip,
+					       u64 ra)
 {
 	const struct sframe_arch *arch = w->arch;
+	struct sframe_code code;
 	unsigned int i;
 
-	sframe_code_move(code, ra);
+	sframe_code_at(&code, ra);
+	sframe_code_take(&code, at_ip);
 	for (i = 0; i < arch->nr_ra_forms; i++)
-		if (sframe_code_around(w, code, &arch->ra_forms[i]))
+		if (sframe_code_around(w, &code, &arch->ra_forms[i]))
 			return SFRAME_STOP_NONE;
-	if (sframe_at_sigreturn(w, code))
+	if (sframe_at_sigreturn(w, &code))
 		return SFRAME_STOP_NONE;
-	return code->unreadable ? SFRAME_STOP_CODE_UNREADABLE :
-				  SFRAME_STOP_NOT_CALL;
+	sframe_code_take(at_ip, &code);
+	return code.unreadable ? SFRAME_STOP_CODE_UNREADABLE :
+				 SFRAME_STOP_NOT_CALL;
+}
+
+/*
+ * Is @code, at w->ip, that after the call in a function whose frame
+ * record holds an IP its runtime planted?
+ */
+static bool sframe_ra_planted(struct sframe_walk *w, struct sframe_code *code)
+{
+	return sframe_code_is_one(w, code, w->arch->planted,
+				  w->arch->nr_planted);
 }
 
 /*
@@ -384,14 +407,17 @@ static enum sframe_walk_stop sframe_ra_is_real(struct sframe_walk *w,
  * walker follows; twice would let a walk loop.  FP 0 ends the chain.
  * Unlike the stock walker's, the step reports only a return address that
  * follows a call (sframe_ra_is_real()): where the chain reaches a word
- * that is not one, FP was no frame pointer, and the walk ends there.
- * @code: the code at w->ip, which the check moves to the return address.
+ * that is not one, FP was no frame pointer, and the walk ends there;
+ * unless the frame is that of a function whose runtime planted it
+ * (sframe_ra_planted()), and then the word is an interrupted IP, which
+ * the next step takes as exact.  @code: the code at w->ip.
  */
 static bool sframe_walk_fp(struct sframe_walk *w, struct sframe_code *code,
 			   bool may_switch)
 {
 	u64 frame[2];			/* saved FP, return address */
 	enum sframe_walk_stop stop;
+	bool planted;
 	u64 ra;
 
 	if (w->fp < w->sp && (!w->fp || !may_switch || w->stack_switched))
@@ -402,7 +428,8 @@ static bool sframe_walk_fp(struct sframe_walk *w, struct sframe_code *code,
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
 	ra = frame[1] & w->ra_mask;
 	stop = ra ? sframe_ra_is_real(w, code, ra) : SFRAME_STOP_NONE;
-	if (stop)
+	planted = stop == SFRAME_STOP_NOT_CALL && sframe_ra_planted(w, code);
+	if (stop && !planted)
 		return sframe_walk_fail(w, stop);
 
 	w->stack_switched |= w->fp < w->sp;
@@ -411,7 +438,9 @@ static bool sframe_walk_fp(struct sframe_walk *w, struct sframe_code *code,
 	w->sp_exact = w->arch->record_sets_sp;
 	w->fp = frame[0];
 	w->ra_known = false;
+	w->ip_planted = planted;
 	w->fp_steps++;
+	w->planted_steps += planted;
 	return true;
 }
 
@@ -855,9 +884,10 @@ static noinline unsigned int sframe_walk_table(struct sframe_walk *w,
 
 /*
  * Step to the caller.  True: w->ip is now the caller's return address, or
- * the interrupted IP when the step went through a signal frame.  False:
- * the walk is over and w->stop says why.  A return address is looked up
- * at IP - 1 (the call instruction), an interrupted IP at itself.
+ * the interrupted IP when the step went through a signal frame or a
+ * frame record whose runtime planted it.  False: the walk is over and
+ * w->stop says why.  A return address is looked up at IP - 1 (the call
+ * instruction), an interrupted IP at itself.
  */
 static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 {
@@ -895,7 +925,8 @@ static __always_inline bool sframe_walk_step(struct sframe_walk *w)
 			return false;
 	}
 	w->first = false;
-	w->exact_ip = how == SFRAME_STEP_SIGNAL;
+	w->exact_ip = how == SFRAME_STEP_SIGNAL || w->ip_planted;
+	w->ip_planted = false;
 	if (!w->ip)
 		return sframe_walk_fail(w, SFRAME_STOP_IP_ZERO);
 	return true;

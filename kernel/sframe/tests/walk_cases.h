@@ -526,6 +526,43 @@ static const struct walk_case walk_cases_x86_64[] = {
 	},
 	{
 		/*
+		 * Go's runtime.asyncPreempt: call asyncPreempt2; movups
+		 * 0x160(%rsp),%xmm15.  Its frame record holds the IP the
+		 * preempting signal interrupted, in padding here, where no
+		 * call ends: reported, and stepped from as an exact IP.
+		 */
+		.name = "frame record of Go's asyncPreempt, its planted IP",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0x100f4400000e05e8ULL, 0x0f440000016024bcULL },
+		.words = {
+			{ 0x100, TEXT(0x0805) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0814) },
+			{ 0x200, 0 },
+			{ 0x208, TEXT(0x0900) },
+		},
+		.want = { TEXT(0x0805), TEXT(0x0814), TEXT(0x0900) },
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+	{
+		/* The same record after other code: 0x150, not 0x160. */
+		.name = "frame record after code one byte off asyncPreempt's",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.no_sframe_below = 0x1000, .code_at = 0x800,
+		.code = { 0x100f4400000e05e8ULL, 0x0f440000015024bcULL },
+		.words = {
+			{ 0x100, TEXT(0x0805) },
+			{ 0x1f0, STACK(0x200) },
+			{ 0x1f8, TEXT(0x0814) },
+			{ 0x200, 0 },
+			{ 0x208, TEXT(0x0900) },
+		},
+		.want = { TEXT(0x0805) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
+	},
+	{
+		/*
 		 * A handler without SFrame returns to glibc's trampoline,
 		 * after padding: a frame record's RA no call put there, and
 		 * reported; then the signal frame.
@@ -942,6 +979,45 @@ static const struct walk_case walk_cases_aarch64[] = {
 		},
 		.want = { TEXT(0x300104) },
 		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+	{
+		/*
+		 * Go's runtime.asyncPreempt: bl asyncPreempt2; ldp d30,
+		 * d31, [sp, #472]; ldp d28, d29, [sp, #456].  Its frame
+		 * record holds the PC the preempting signal interrupted, in
+		 * padding here, after no bl: reported, stepped from as is.
+		 */
+		.name = "frame record of Go's asyncPreempt, its planted PC",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .code_at = 0x300100,
+		.code = { 0x6d5dfffe94000613ULL, 0x6d5beffa6d5cf7fcULL },
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, TEXT(0x300104) },
+			{ 0x110, STACK(0x120) },
+			{ 0x118, TEXT(0x300114) },
+			{ 0x120, 0 },
+			{ 0x128, TEXT(0x300200) },
+		},
+		.want = { TEXT(0x300104), TEXT(0x300114), TEXT(0x300200) },
+		.want_stop = SFRAME_STOP_FP_CHAIN,
+	},
+	{
+		/* The same record after other code: #464, not #456. */
+		.name = "frame record after code one bit off asyncPreempt's",
+		.ip = TEXT(0x300000), .sp = STACK(0x100), .fp = STACK(0x100),
+		.no_sframe_below = 0x400000, .code_at = 0x300100,
+		.code = { 0x6d5dfffe94000613ULL, 0x6d5beffa6d5d77fcULL },
+		.words = {
+			{ 0x100, STACK(0x110) },
+			{ 0x108, TEXT(0x300104) },
+			{ 0x110, STACK(0x120) },
+			{ 0x118, TEXT(0x300114) },
+			{ 0x120, 0 },
+			{ 0x128, TEXT(0x300200) },
+		},
+		.want = { TEXT(0x300104) },
+		.want_stop = SFRAME_STOP_NOT_CALL,
 	},
 	{
 		/*

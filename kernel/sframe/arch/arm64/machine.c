@@ -61,4 +61,19 @@ const struct sframe_arch sframe_arch_aarch64 = {
 		{ .mask = ~0ULL, .bits = 0xf81f03bff85f03b4ULL },
 	},
 	.nr_ra_forms = 5,
+	.planted = {
+		/*
+		 * Go's runtime.asyncPreempt, after its call of
+		 * asyncPreempt2: ldp d30, d31, [sp, #472]; ldp d28, d29,
+		 * [sp, #456] (Go 1.24).  The signal handler that
+		 * preempts a goroutine put the interrupted PC in LR, which
+		 * asyncPreempt's frame record keeps.
+		 */
+		{
+			.bytes = { 0xfe, 0xff, 0x5d, 0x6d,
+				   0xfc, 0xf7, 0x5c, 0x6d },
+			.len = 8,
+		},
+	},
+	.nr_planted = 1,
 };

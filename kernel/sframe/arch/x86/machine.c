@@ -109,4 +109,18 @@ const struct sframe_arch sframe_arch_x86_64 = {
 		{ .mask = ~0ULL, .bits = 0xcd648d48f04d8b48ULL },
 	},
 	.nr_ra_forms = 20,
+	.planted = {
+		/*
+		 * Go's runtime.asyncPreempt, after its call of
+		 * asyncPreempt2: movups 0x160(%rsp), %xmm15 (Go 1.19 to
+		 * 1.24).  The signal handler that preempts a goroutine
+		 * pushed the interrupted IP as its return address.
+		 */
+		{
+			.bytes = { 0x44, 0x0f, 0x10, 0xbc, 0x24, 0x60, 0x01,
+				   0x00, 0x00 },
+			.len = 9,
+		},
+	},
+	.nr_planted = 1,
 };

@@ -21,7 +21,8 @@ leaf.
 """
 
 from vmlib.kernels import arch_of
-from vmlib.machinecode import check_callers_real, count_invented, guest_workload_path
+from vmlib.machinecode import (check_callers_real, code_after_call, count_invented,
+                               function_starts, guest_workload_path, planted_sequences)
 from vmlib.stackcheck import MIN_SAMPLES, USER_TOP, judge, parse_perf_samples, worse_than_stock
 
 # name: (command name, leaves measured, outermost frame's name prefix,
@@ -64,6 +65,31 @@ def check(run):
         if measured[mode] and measured["go-stock"]:
             never_worse(run, mode, measured[mode], measured["go-stock"])
     judge_callers(run, programs)
+    judge_planted(run)
+
+
+def judge_planted(run):
+    """The Go program's runtime.asyncPreempt is one the walk knows.
+
+    Go's preemption signal plants the interrupted IP as asyncPreempt's
+    return address; the walk takes it where the code after asyncPreempt's
+    call of asyncPreempt2 is one of the module's planted sequences
+    (Documentation/design.rst, "Only frames that are real").  A Go
+    release that lays asyncPreempt out anew fails here first.
+    """
+    binary = guest_workload_path(f"/workloads/project/gorust/{PROGRAMS['go'][0]}", run.kernel)
+    names = [name for _, name in function_starts(binary)
+             if name.startswith("runtime.asyncPreempt") and
+             not name.startswith("runtime.asyncPreempt2")]
+    seqs = planted_sequences(binary)
+    found = [code_after_call(binary, name, "runtime.asyncPreempt2", len(seq))
+             for name in names for seq in seqs]
+    name = names[0] if names else "runtime.asyncPreempt"
+    run.verdict(any(code in seqs for code in found),
+                f"{name}: the code after its call of asyncPreempt2 is the walk's",
+                f"{name}: the code after its call of asyncPreempt2 "
+                f"({', '.join(c.hex() for c in found if c) or 'none'}) is none of "
+                f"the walk's ({', '.join(seq.hex() for seq in seqs)})")
 
 
 def judge_callers(run, programs):

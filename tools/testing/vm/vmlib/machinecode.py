@@ -297,6 +297,36 @@ def follows_call(binary, vaddr):
     return vaddr in call_returns(binary)[0] or vaddr in planted_returns(binary)
 
 
+def planted_sequences(binary):
+    """Return the code sequences the walk of binary's machine takes as the
+    return site of a function whose frame record holds a planted IP
+    (struct sframe_arch's planted), as the module's source lists them."""
+    arch = "arm64" if _machine(binary) == AARCH64 else "x86"
+    with open(os.path.join(REPO, "kernel", "sframe", "arch", arch, "machine.c")) as f:
+        text = f.read()
+    block = re.search(r"\.planted = \{(.*?)\n\t\},", text, re.S)
+    if not block:
+        raise ValueError(f"{arch}/machine.c lists no planted sequence")
+    return [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", seq))
+            for seq in re.findall(r"\.bytes = \{([^}]*)\}", block.group(1))]
+
+
+def code_after_call(binary, func, callee, length):
+    """Return length bytes of binary at the return address of func's call
+    of callee (a name's start, e.g. runtime.asyncPreempt2), or None
+    without such a call."""
+    call = MNEMONICS.get(_machine(binary), {}).get("call", "call")
+    lines = _body(binary, func).splitlines()
+    for line, after in zip(lines, lines[1:]):
+        if re.search(rf"\s{call}\s+[0-9a-f]+ <{re.escape(callee)}", line):
+            offset = to_file_offset(program_headers(binary)[1],
+                                    int(after.split(":")[0], 16))
+            with open(binary, "rb") as f:
+                f.seek(offset)
+                return f.read(length)
+    return None
+
+
 # the smallest page of the guests: a load base is a multiple of it
 PAGE = 4096
 
