@@ -85,7 +85,9 @@ def check(run):
                if comm == COMM]
     samples = [user for user in samples if user and in_program(user)]
     stubs = [user for user in samples if in_stub(user[0], ranges)]
-    done = sum(complete(user) for user in samples)
+    short = collections.Counter(f"{user[0].sym} ({len(user)} frames)"
+                                for user in samples if not complete(user))
+    done = len(samples) - sum(short.values())
     # Only ifunc_leaf calls through the stubs: a stub's caller is the chain.
     stubs_done = sum(complete(user) and any(f.sym == CHAIN[0] for f in user)
                      for user in stubs)
@@ -94,8 +96,6 @@ def check(run):
     run.metric("plt_complete_pct", f"{100 * frac:.1f}")
     run.metric("plt_stub_samples", str(len(stubs)))
     run.metric("plt_stub_complete", str(stubs_done))
-    short = collections.Counter(f"{user[0].sym} ({len(user)} frames)"
-                                for user in samples if not complete(user))
     why = "".join(f"; {n} incomplete in {leaf}" for leaf, n in short.most_common(4))
     if len(samples) < MIN_SAMPLES:
         run.fail(f"plt: only {len(samples)} samples")
