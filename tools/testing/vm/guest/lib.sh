@@ -489,14 +489,6 @@ stall_map()
 	wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $1"
 }
 
-# sidecar_cycle: sframectl load and unload the nosframe deep build's
-# generated sidecar once, as sframe-sidecar does; 1 if either fails.
-sidecar_cycle()
-{
-	/workloads/project/sframectl load /workloads/nosframe/deep > /dev/null &&
-		/workloads/project/sframectl unload /workloads/nosframe/deep > /dev/null
-}
-
 # serve NAME [SECONDS]: start `sframectl serve --cache $CACHE` ($serve_pid;
 # run by $SERVE_AS, a command prefix, if set), its output in
 # /tmp/NAME.log, and wait up to SECONDS (60) for its scan; returns 1, the
