@@ -65,7 +65,7 @@ serve attack || { unload_module sframe_unwind; exit 1; }
 /workloads/project/runas 1001 /workloads/project/execmap hold $DOCTORED \
 	> /tmp/hold.out 2>&1 &
 holder=$!
-wait_text /tmp/hold.out "holding" 10 ||
+wait_text /tmp/hold.out "holding" 30 ||
 	result fail "uid 1001 could not map $DOCTORED"
 if wait_sidecar $DOCTORED $LIMIT_MS > /dev/null; then
 	result ok "the doctored copy, mapped first by uid 1001, has a sidecar of its own"

@@ -75,7 +75,7 @@ putter=
 # one reads nothing but its data.
 ls -l $DISK > /dev/null
 stall_map $DISK/deep
-if ! wait_text /tmp/stallfs.out "READ .* kept" 5 ||
+if ! wait_text /tmp/stallfs.out "READ .* kept" 30 ||
    ! wait_file $DISK/deep loading 1000 > /dev/null; then
 	grep "^$DISK/deep:" /sys/kernel/debug/sframe_unwind/files
 	result fail "the module's read of $DISK/deep did not wait on the stalled server: nothing here to wait for"
@@ -139,7 +139,7 @@ chmod 755 /tmp/shared
 waited0=$(stat_value loads_waited)
 $P/runas 1000 $P/execmap hold /tmp/shared > /tmp/shared.out 2>&1 &
 flooders="$flooders $!"
-wait_text /tmp/shared.out holding 5 || result fail "uid 1000 could not map /tmp/shared"
+wait_text /tmp/shared.out holding 30 || result fail "uid 1000 could not map /tmp/shared"
 shared_waits()
 {
 	[ "$(stat_value loads_waited)" -gt "$waited0" ]

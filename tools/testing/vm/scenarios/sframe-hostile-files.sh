@@ -64,7 +64,7 @@ wait $holder
 # A newline in a rejected file's name.
 $RUNAS $USER_UID $P/execmap hold "$NAMED" > /tmp/named.out 2>&1 &
 holder=$!
-wait_text /tmp/named.out holding 5 ||
+wait_text /tmp/named.out holding 30 ||
 	result fail "uid $USER_UID could not map the file named with a newline"
 judged "FORGED: x: " ||
 	result fail "the file named with a newline not judged within $JUDGE_LIMIT_S s"

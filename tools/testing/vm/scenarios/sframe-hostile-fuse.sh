@@ -23,7 +23,7 @@ load_module sframe_unwind
 mkdir -p $MNT
 $P/stallfs $MNT $P/sframe/true > /tmp/stallfs.out 2>&1 &
 server=$!
-wait_text /tmp/stallfs.out "stallfs: ready" 5
+wait_text /tmp/stallfs.out "stallfs: ready" 30
 if ! timeout 5 ls -l $FILE; then
 	cat /tmp/stallfs.out
 	result fail "the FUSE server did not come up"
@@ -35,13 +35,13 @@ fi
 # The map comes first, so that the module is the first to read the file.
 $P/runas 1000 $P/execmap hold $FILE > /tmp/hold.out 2>&1 &
 holder=$!
-wait_text /tmp/hold.out holding 5 || result fail "uid 1000 could not map $FILE"
+wait_text /tmp/hold.out holding 30 || result fail "uid 1000 could not map $FILE"
 # The module reads it from the page cache alone, where it is not.
 wait_file $FILE "not in page cache" 5000 > /dev/null ||
 	result fail "$FILE is not 'not in page cache' after 5 s"
 $P/runas 1000 $FILE > /dev/null 2>&1 &
 runner=$!
-wait_text /tmp/stallfs.out "READ 1 kept" 5 || result fail "the exec of $FILE sent no READ"
+wait_text /tmp/stallfs.out "READ 1 kept" 30 || result fail "the exec of $FILE sent no READ"
 cat /tmp/hold.out /tmp/stallfs.out
 
 # Another user's fresh SFrame program must get its section promptly.

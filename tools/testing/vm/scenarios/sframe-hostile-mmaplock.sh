@@ -81,7 +81,7 @@ fi
 
 $P/runas 1000 $P/lockmm $FILE > /tmp/lockmm.out 2>&1 &
 locker=$!
-wait_text /tmp/stallfs.out "READ" 5 ||
+wait_text /tmp/stallfs.out "READ" 30 ||
 	result fail "uid 1000's read of $FILE never reached the server"
 i=0
 until munmap_waits $locker; do

@@ -184,7 +184,7 @@ fi
 # busy host makes longer (sframe-shortlived judges that window).
 /workloads/project/execmap hold $SO > /tmp/hold-so.out 2>&1 &
 hold_so=$!
-wait_text /tmp/hold-so.out holding 10 || result fail "could not map $SO to hold it"
+wait_text /tmp/hold-so.out holding 30 || result fail "could not map $SO to hold it"
 wait_sidecar libdeepso.so $LIMIT_MS > /dev/null ||
 	result fail "libdeepso.so: no sidecar within $LIMIT_MS ms of its mapping"
 record_patterns $W
@@ -248,7 +248,7 @@ for f in $W $SO /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2; do
 done
 $W dlopen 30 > /dev/null &
 steady=$!
-wait_text /proc/$steady/maps libdeepso.so 10 ||
+wait_text /proc/$steady/maps libdeepso.so 30 ||
 	result fail "the steady program did not map libdeepso.so"
 start=$(uptime_ms)
 loaded0=$(stat_value sidecars_loaded)
