@@ -284,7 +284,8 @@ static long long serve_gen_cpu_ms(pid_t pid)
  * the CPU time the child gets, not the time it waits for a CPU on a
  * loaded machine: at its deadline, a child that had less is given until
  * it could have had it all, up to SERVE_GEN_WALL_STARVED times its budget
- * in all.
+ * in all.  One still short of its budget then was starved, which says
+ * nothing of its input: SERVE_GEN_STARVED, not SERVE_GEN_OVER_TIME.
  */
 enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 {
@@ -301,7 +302,8 @@ enum serve_gen_end serve_gen_expire(struct serve_gen_job *j, long long now)
 		return SERVE_GEN_RUNNING;
 	}
 	serve_gen_reap(j, true);
-	return SERVE_GEN_OVER_TIME;
+	return cpu >= 0 && cpu < j->wall_ms ? SERVE_GEN_STARVED :
+					      SERVE_GEN_OVER_TIME;
 }
 
 /*
@@ -348,6 +350,8 @@ const char *serve_gen_end_str(enum serve_gen_end end)
 		return "killed";
 	case SERVE_GEN_OVER_TIME:
 		return "over its time";
+	case SERVE_GEN_STARVED:
+		return "starved of CPU time";
 	case SERVE_GEN_TOO_LARGE:
 		return "wrote too much";
 	case SERVE_GEN_NOT_STARTED:

@@ -44,6 +44,7 @@ enum serve_gen_end {
 	SERVE_GEN_FAILED,		/* its own exit: out holds why */
 	SERVE_GEN_KILLED,		/* a signal: seccomp, RLIMIT_CPU, OOM */
 	SERVE_GEN_OVER_TIME,		/* past its wall-clock or CPU budget */
+	SERVE_GEN_STARVED,		/* given too little CPU time to finish */
 	SERVE_GEN_TOO_LARGE,		/* wrote more than it may */
 	SERVE_GEN_NOT_STARTED,		/* see above */
 };

@@ -200,6 +200,12 @@ void serve_complete(struct serve *s, struct serve_job *j)
 			j->name, SERVE_GEN_WALL_MS);
 		fail = SFRAME_SERVE_GEN_OVER_TIME;
 		break;
+	case SERVE_GEN_STARVED:
+		fprintf(stderr, "sframectl: serve: %s: generator starved of CPU time (%u times its %u ms passed): killed, tried again at its next mapping\n",
+			j->name, SERVE_GEN_WALL_STARVED, SERVE_GEN_WALL_MS);
+		fail = SFRAME_SERVE_GEN_OVER_TIME;
+		again = true;		/* the machine's doing, not the file's */
+		break;
 	default:
 		fprintf(stderr, "sframectl: serve: %s: generator output invalid%s\n",
 			j->name, invalid ? "" : ": too large");

@@ -126,8 +126,12 @@ static void warm_generate(struct warm *w, const char *name, int fd,
 		fprintf(stderr, "sframectl: warm: %s: generator %s\n", name,
 			serve_gen_end_str(end));
 		w->failed++;
-		/* No child, or the OOM killer's: the next run tries again. */
+		/*
+		 * No child, the OOM killer's kill, or no CPU time for it:
+		 * the next run tries again.
+		 */
 		w->again |= end == SERVE_GEN_NOT_STARTED ||
+			    end == SERVE_GEN_STARVED ||
 			    (end == SERVE_GEN_KILLED && j.signal == SIGKILL);
 	} else {
 		/* From a child: checked as load checks it, before it is kept. */

@@ -64,6 +64,7 @@ static struct sandbox_limits limits;
 static unsigned int ends[SERVE_GEN_NOT_STARTED + 1];
 static unsigned int refusals;		/* test_refused() runs */
 static unsigned int over_time;		/* children that must run out of time */
+static unsigned int starved;		/* and that must get too little */
 
 /* Wait for the job @j, started as @end, to end; count how it did. */
 static enum serve_gen_end finish(struct serve_gen_job *j,
@@ -333,9 +334,14 @@ static void test_confined(void)
  * A child that loops on one CPU beside a busy process gets about half of
  * it, and what spends its budget is CPU time: it is killed when it has
  * had its budget, at about twice it in wall-clock time, not at the budget.
+ * Made SCHED_IDLE there (@idle), it gets almost nothing: it is killed at
+ * SERVE_GEN_WALL_STARVED times its budget as starved, not as over its
+ * time, which would blame its input; dying takes it a while, for which it
+ * needs the CPU too.
  */
-static void test_starved(void)
+static void test_starved(bool idle)
 {
+	const struct sched_param none = { 0 };
 	cpu_set_t one, all;
 	struct serve_gen_job j;
 	enum serve_gen_end end;
@@ -356,20 +362,31 @@ static void test_starved(void)
 			;
 	t = serve_gen_now();
 	end = start(&j, "loop", -1, TEST_LOOP_MS, TEST_OUT_MAX);
+	if (idle && j.pid > 0 && sched_setscheduler(j.pid, SCHED_IDLE, &none))
+		tap_diag("sched_setscheduler(SCHED_IDLE): %s", strerror(errno));
 	/* The child and the busy one share a CPU; the parent, not that one. */
 	sched_setaffinity(0, sizeof(all), &all);
 	end = finish(&j, end);
 	t = serve_gen_now() - t;
-	over_time++;
 	if (busy > 0) {
 		kill(busy, SIGKILL);
 		waitpid(busy, NULL, 0);
 	}
-	tap_ok(busy > 0 && end == SERVE_GEN_OVER_TIME &&
-	       t >= TEST_LOOP_MS * 3 / 2 &&
-	       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 2000,
-	       "a child that loops on a CPU shared with a busy process: killed once it had its budget of %u ms in CPU time, not at the budget (%s after %lld ms)",
-	       TEST_LOOP_MS, serve_gen_end_str(end), t);
+	if (idle) {
+		starved++;
+		tap_ok(busy > 0 && end == SERVE_GEN_STARVED &&
+		       t >= SERVE_GEN_WALL_STARVED * TEST_LOOP_MS &&
+		       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 5000,
+		       "the same child at SCHED_IDLE: killed at %u times its budget, as starved, not over its time (%s after %lld ms)",
+		       SERVE_GEN_WALL_STARVED, serve_gen_end_str(end), t);
+	} else {
+		over_time++;
+		tap_ok(busy > 0 && end == SERVE_GEN_OVER_TIME &&
+		       t >= TEST_LOOP_MS * 3 / 2 &&
+		       t < SERVE_GEN_WALL_STARVED * TEST_LOOP_MS + 2000,
+		       "a child that loops on a CPU shared with a busy process: killed once it had its budget of %u ms in CPU time, not at the budget (%s after %lld ms)",
+		       TEST_LOOP_MS, serve_gen_end_str(end), t);
+	}
 	serve_gen_free(&j);
 }
 
@@ -857,7 +874,8 @@ int main(int argc, char **argv)
 	       "a child that loops with 1 s of CPU time and a budget of 1000 ms: over its time (%s, signal %d, after %lld ms)",
 	       serve_gen_end_str(end), j.signal, t);
 	serve_gen_free(&j);
-	test_starved();
+	test_starved(false);
+	test_starved(true);
 
 	end = run(&j, "allocate", TEST_WALL_MS, TEST_OUT_MAX);
 	tap_ok(end == SERVE_GEN_FAILED && j.len == 13 &&
@@ -878,10 +896,11 @@ int main(int argc, char **argv)
 	tap_ok(ends[SERVE_GEN_DONE] == 2 && ends[SERVE_GEN_FAILED] == 1 &&
 	       ends[SERVE_GEN_KILLED] == refusals &&
 	       ends[SERVE_GEN_OVER_TIME] == over_time &&
+	       ends[SERVE_GEN_STARVED] == starved &&
 	       ends[SERVE_GEN_TOO_LARGE] == 1,
-	       "the parent counted each end: %u done, %u failed, %u killed, %u over time, %u too large",
+	       "the parent counted each end: %u done, %u failed, %u killed, %u over time, %u starved, %u too large",
 	       ends[SERVE_GEN_DONE], ends[SERVE_GEN_FAILED],
 	       ends[SERVE_GEN_KILLED], ends[SERVE_GEN_OVER_TIME],
-	       ends[SERVE_GEN_TOO_LARGE]);
+	       ends[SERVE_GEN_STARVED], ends[SERVE_GEN_TOO_LARGE]);
 	return tap_done();
 }
