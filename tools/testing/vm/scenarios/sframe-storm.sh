@@ -49,6 +49,7 @@ wait_section $P/sframe/deep 5000 > /dev/null ||
 	result fail "the steady workload got no section"
 # perf outlives the storm so that the same processes exist at both
 # samples: its workload waits for a writer on /tmp/perf.hold.
+rm -f /tmp/perf.hold
 mkfifo /tmp/perf.hold
 perf record -q -a -g -e cpu-clock -F "$PERF_FREQ" -o /tmp/storm.data -- \
 	cat /tmp/perf.hold > /dev/null 2>&1 &
