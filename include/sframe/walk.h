@@ -135,6 +135,9 @@ static inline void sframe_walk_cache(struct sframe_walk *w,
  * @w: the walk, just started
  * @pac_bits: the bits of a return address that hold a pointer
  *	authentication code, cleared before it is used or reported
+ *
+ * For the walk built through struct sframe_walk_ops; the module's walk
+ * takes its machine's bits as a constant (walk_user.c).
  */
 static inline void sframe_walk_strip_ra(struct sframe_walk *w, u64 pac_bits)
 {

@@ -2,7 +2,8 @@
 /*
  * The module's walk: the walk's template (core/walk_impl.h) built over
  * the current task's user stack, read without faulting, the interrupted
- * frame's registers and the cached look-up (walk_lookup.c), each called
+ * frame's registers, the cached look-up (walk_lookup.c) and the machine's
+ * pointer authentication bits (a constant 0 on x86-64), each called
  * directly; and the per-CPU step caches walk_user.h uses.
  */
 #include <linux/percpu.h>
@@ -35,6 +36,7 @@ static bool sframe_user_reg(void *ctx, unsigned int reg, u64 *val)
 #define SFRAME_WALK_READ(w, addr, val, n)	sframe_user_read(addr, val, n)
 #define SFRAME_WALK_LOOKUP(w, ip, where)	sframe_user_lookup((w)->ctx, ip, where)
 #define SFRAME_WALK_REG(w, reg, val)		sframe_user_reg((w)->ctx, reg, val)
+#define SFRAME_WALK_RA_MASK(w)			(~sframe_regs_pac_bits())
 
 #include "core/walk_impl.h"
 

@@ -118,7 +118,6 @@ static __always_inline void sframe_user_walk_begin(struct sframe_user_walk *u,
 	sframe_walk_start(w, &sframe_arch_native, sframe_user_ip(regs),
 			  sframe_user_sp(regs), sframe_user_fp(regs),
 			  NULL, &u->ctx);
-	sframe_walk_strip_ra(w, sframe_regs_pac_bits());
 	if (cache)
 		u->caches = sframe_cache_get(u->level);
 	if (u->caches)

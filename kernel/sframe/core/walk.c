@@ -46,7 +46,8 @@ const char *sframe_walk_stop_str(enum sframe_walk_stop stop)
  *
  * Return addresses are used as read.  On a machine that signs them
  * (AArch64 pointer authentication), sframe_walk_strip_ra() says which
- * bits to clear.
+ * bits to clear, for the walk built through @ops; a walk with callbacks
+ * of its own names them itself (SFRAME_WALK_RA_MASK()).
  */
 void sframe_walk_start(struct sframe_walk *w, const struct sframe_arch *arch,
 		       u64 ip, u64 sp, u64 fp,

@@ -17,14 +17,17 @@
  *	for @ip
  *   SFRAME_WALK_REG(w, reg, val)	DWARF register @reg of the
  *	interrupted frame into @val: false if it is not known
+ *   SFRAME_WALK_RA_MASK(w)	the bits of a return address to keep (the
+ *	others hold a pointer authentication code): a constant where the
+ *	machine signs none, so that the loop spends nothing on it
  *
  * The module includes it once (walk_user.c: the user stack, its own
  * lookup); the format core once (walk_ops.c: through struct
  * sframe_walk_ops, for the tests and user space).  Included once per
  * program.
  */
-#ifndef SFRAME_WALK_READ
-#error "define SFRAME_WALK_READ, SFRAME_WALK_LOOKUP and SFRAME_WALK_REG first"
+#if !defined(SFRAME_WALK_READ) || !defined(SFRAME_WALK_RA_MASK)
+#error "define SFRAME_WALK_READ, _LOOKUP, _REG and _RA_MASK first"
 #endif
 
 #include <sframe/flat.h>
@@ -220,7 +223,7 @@ static bool sframe_walk_rule(struct sframe_walk *w,
 	if (stop)
 		return sframe_walk_fail(w, stop);
 
-	w->ip = ra & w->ra_mask;
+	w->ip = ra & SFRAME_WALK_RA_MASK(w);
 	w->sp = cfa;
 	w->sp_exact = true;
 	w->fp = fp;
@@ -426,7 +429,7 @@ static bool sframe_walk_fp(struct sframe_walk *w, struct sframe_code *code,
 		return sframe_walk_fail(w, SFRAME_STOP_MISALIGNED);
 	if (SFRAME_WALK_READ(w, w->fp, frame, 2))
 		return sframe_walk_fail(w, SFRAME_STOP_READ);
-	ra = frame[1] & w->ra_mask;
+	ra = frame[1] & SFRAME_WALK_RA_MASK(w);
 	stop = ra ? sframe_ra_is_real(w, code, ra) : SFRAME_STOP_NONE;
 	planted = stop == SFRAME_STOP_NOT_CALL && sframe_ra_planted(w, code);
 	if (stop && !planted)
@@ -641,7 +644,7 @@ static bool sframe_walk_epilogue(struct sframe_walk *w,
 	if (SFRAME_WALK_READ(w, cfa - WORD, &ra, 1))
 		return !sframe_walk_fail(w, SFRAME_STOP_READ);
 
-	w->ip = ra & w->ra_mask;
+	w->ip = ra & SFRAME_WALK_RA_MASK(w);
 	w->sp = cfa;
 	w->ra_known = false;
 	w->epilogue_steps++;
@@ -789,7 +792,8 @@ sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
 	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, saved[2];
 	/* A return address's call is in the range: ip - 1 - start < size. */
 	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
-	u64 bias = w->where.bias + 1, mask = w->ra_mask, id, origin;
+	u64 bias = w->where.bias + 1, mask = SFRAME_WALK_RA_MASK(w);
+	u64 id, origin;
 	const struct sframe_step_form *step;
 	struct sframe_step_entry *e = NULL;
 	u64 *out = ips, *end = ips + max, *missed_at = NULL;
@@ -859,7 +863,8 @@ sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
 	/* A miss whose step failed is no step. */
 	misses -= missed_at == out;
 	if (n) {
-		w->ip = ip;
+		/* The last IP stored: ip is dead once the read is made. */
+		w->ip = out[-1];
 		w->sp = sp;
 		w->fp = fp;
 		w->sp_exact = true;

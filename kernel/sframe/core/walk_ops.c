@@ -14,5 +14,6 @@
 	((w)->ops->lookup((w)->ctx, ip, where))
 #define SFRAME_WALK_REG(w, reg, val)					\
 	((w)->ops->reg && (w)->ops->reg((w)->ctx, reg, val))
+#define SFRAME_WALK_RA_MASK(w)	((w)->ra_mask)
 
 #include "walk_impl.h"
