@@ -332,6 +332,44 @@ static const struct walk_case walk_cases_x86_64[] = {
 	},
 	{
 		/*
+		 * Interrupted at leaf's ret, its last byte: an exact IP is
+		 * inside its function, stepped by leaf's rule as anywhere.
+		 */
+		.name = "interrupted at a function's last byte",
+		.ip = TEXT(0x11c4), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.words = {
+			{ 0x100, TEXT(0x11e0) },
+			{ 0x110, STACK(0x1e0) },
+			{ 0x120, TEXT(0x10c8) },
+			{ 0x130, STACK(0x1d0) },
+			{ 0x140, TEXT(0x1460) },
+		},
+		.want = { TEXT(0x11e0), TEXT(0x10c8), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
+		 * leaf was a signal handler whose return address, 0x11c5, is
+		 * just past its end, where glibc's trampoline starts without
+		 * an FDE: looked up at 0x11c4 like the exact IP above, but
+		 * the signal frame, which only the code there tells.  An
+		 * answer kept for the IP above must not serve here.
+		 */
+		.name = "return address past a function's end, at a trampoline",
+		.ip = TEXT(0x11c2), .sp = STACK(0x100), .fp = STACK(0x1f0),
+		.tramp = 0x11c5,
+		.words = {
+			{ 0x100, TEXT(0x11c5) },	/* handler's RA */
+			{ 0x180, STACK(0x3f0) },	/* sigcontext bp */
+			{ 0x1a8, STACK(0x1c0) },	/* sigcontext sp */
+			{ 0x1b0, TEXT(0x11c2) },	/* sigcontext ip */
+			{ 0x1c0, TEXT(0x1460) },	/* leaf's RA */
+		},
+		.want = { TEXT(0x11c5), TEXT(0x11c2), TEXT(0x1460) },
+		.want_stop = SFRAME_STOP_OUTERMOST,
+	},
+	{
+		/*
 		 * leaf returns into a copy of CPython 3.13's perf trampoline
 		 * at 0x800 (no table: endbr64; sub $8,%rsp; call *%rcx; add
 		 * $8,%rsp; ret), called by main: its RA 0x80a is at the add,
