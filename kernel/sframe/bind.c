@@ -183,13 +183,14 @@ int sframe_cache_set_sidecar(struct file *file, struct sframe_file *sf,
  */
 int sframe_cache_clear_sidecar(struct file *file)
 {
-	struct inode *inode = sframe_real_inode(file);
 	struct sframe_sec *old = NULL;
+	struct sframe_file_id now;
 	struct sframe_file *sf;
 	bool ref = false;
 
+	sframe_file_id_set(&now, sframe_real_inode(file));
 	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
+	sf = sframe_file_find(&now);
 	if (sf)
 		old = sframe_file_take_sidecar(sf, &ref);
 	spin_unlock(&sframe_files_lock);
@@ -220,11 +221,12 @@ int sframe_cache_clear_sidecar(struct file *file)
 struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
 					       kuid_t *owner)
 {
-	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file_id now;
 	struct sframe_file *sf;
 
+	sframe_file_id_set(&now, sframe_real_inode(file));
 	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
+	sf = sframe_file_find(&now);
 	if (sf) {
 		/* An idle entry hands over the list's reference. */
 		if (!sframe_file_unidle(sf))
@@ -244,12 +246,13 @@ struct sframe_file *sframe_cache_sidecar_entry(struct file *file,
  */
 bool sframe_cache_has_sidecar(struct file *file)
 {
-	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file_id now;
 	struct sframe_file *sf;
 	bool has;
 
+	sframe_file_id_set(&now, sframe_real_inode(file));
 	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
+	sf = sframe_file_find(&now);
 	has = sf && rcu_access_pointer(sf->sidecar);
 	spin_unlock(&sframe_files_lock);
 	return has;

@@ -170,7 +170,7 @@ extern struct workqueue_struct *sframe_wq;
 /* The entries' hash (files.c), for reports.c and bind.c. */
 extern spinlock_t sframe_files_lock;
 struct inode *sframe_real_inode(struct file *file);
-struct sframe_file *sframe_file_find(const struct inode *inode);
+struct sframe_file *sframe_file_find(const struct sframe_file_id *now);
 bool sframe_file_unidle(struct sframe_file *sf);
 struct sframe_sec *sframe_file_take_sidecar(struct sframe_file *sf,
 					    bool *ref);

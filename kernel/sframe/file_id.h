@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which file a file entry (cache.h) stands for: the inode it was made
- * for, while that is still the same file.  Pure functions, tested by
- * KUnit (tests/file_id_kunit.c).
+ * for, while that is still the same file.  Pure functions but for the
+ * filesystem's encode_fh, tested by KUnit (tests/file_id_kunit.c).
  */
 #ifndef _SFRAME_FILE_ID_H
 #define _SFRAME_FILE_ID_H
 
+#include <linux/exportfs.h>
 #include <linux/fs.h>
+#include <linux/string.h>
 #include <linux/time64.h>
+
+/* The longest file handle kept: btrfs's is 5 words, NFS's may be more. */
+#define SFRAME_FILE_FH_WORDS	8
 
 /*
  * @inode is compared, never followed: the entry holds no reference, and
@@ -19,7 +24,10 @@
  * each numbering its inodes from the same start, and one transaction
  * gives every file it creates the same generation, so two subvolumes'
  * files made in one transaction and clock tick, of one size, agree on
- * them all.
+ * them all.  The file handle does (@fh, @fh_type, @fh_len words): what a
+ * filesystem gives NFS to find the file again after its inode was
+ * evicted, which on btrfs names the subvolume.  None (@fh_len 0) where
+ * the filesystem gives none, or one longer than @fh.
  */
 struct sframe_file_id {
 	const struct inode *inode;
@@ -28,10 +36,38 @@ struct sframe_file_id {
 	u32 generation;
 	loff_t size;
 	struct timespec64 ctime;
+	u8 fh_type;
+	u8 fh_len;
+	u32 fh[SFRAME_FILE_FH_WORDS];
 };
 
+/*
+ * @inode's file handle into @id, without its parent, straight from its
+ * filesystem's export operations: encode_fh only reads the in-memory
+ * inode, which fanotify relies on too when it reports a filesystem's
+ * errors from atomic context.  A filesystem without them has none.
+ */
+static inline void sframe_file_id_set_fh(struct sframe_file_id *id,
+					 struct inode *inode)
+{
+	const struct export_operations *ops = inode->i_sb->s_export_op;
+	int len = SFRAME_FILE_FH_WORDS, type;
+
+	if (!ops || !ops->encode_fh)
+		return;
+	type = ops->encode_fh(inode, id->fh, &len, NULL);
+	if (type <= 0 || type >= FILEID_INVALID || len <= 0 ||
+	    len > SFRAME_FILE_FH_WORDS) {
+		memset(id->fh, 0, sizeof(id->fh));
+		return;
+	}
+	id->fh_type = type;
+	id->fh_len = len;
+}
+
+/* The identity of @inode as it is now.  Process context; no I/O. */
 static inline void sframe_file_id_set(struct sframe_file_id *id,
-				      const struct inode *inode)
+				      struct inode *inode)
 {
 	*id = (struct sframe_file_id){
 		.inode = inode,
@@ -41,26 +77,28 @@ static inline void sframe_file_id_set(struct sframe_file_id *id,
 		.size = i_size_read(inode),
 		.ctime = inode_get_ctime(inode),
 	};
+	sframe_file_id_set_fh(id, inode);
 }
 
 /*
- * Is @inode the file @id was taken from, unchanged since?  @by_numbers:
- * any inode agreeing on the numbers is, for an entry that must outlive
- * its inode (a sidecar loaded by hand stays while its file's inode is
- * evicted and read again).
+ * Is @now (sframe_file_id_set() of an inode) the file @id was taken
+ * from, unchanged since?  @by_numbers: any inode agreeing on the numbers
+ * and the file handle is, for an entry that must outlive its inode (a
+ * sidecar loaded by hand stays while its file's inode is evicted and
+ * read again).
  */
 static inline bool sframe_file_id_is(const struct sframe_file_id *id,
-				     const struct inode *inode,
+				     const struct sframe_file_id *now,
 				     bool by_numbers)
 {
-	struct timespec64 ctime = inode_get_ctime(inode);
-
-	return (id->inode == inode || by_numbers) &&
-	       id->dev == inode->i_sb->s_dev &&
-	       id->ino == inode->i_ino &&
-	       id->generation == inode->i_generation &&
-	       id->size == i_size_read(inode) &&
-	       timespec64_equal(&id->ctime, &ctime);
+	if (id->inode != now->inode &&
+	    (!by_numbers || id->fh_type != now->fh_type ||
+	     id->fh_len != now->fh_len ||
+	     memcmp(id->fh, now->fh, id->fh_len * sizeof(id->fh[0]))))
+		return false;
+	return id->dev == now->dev && id->ino == now->ino &&
+	       id->generation == now->generation && id->size == now->size &&
+	       timespec64_equal(&id->ctime, &now->ctime);
 }
 
 #endif /* _SFRAME_FILE_ID_H */

@@ -55,33 +55,34 @@ struct inode *sframe_real_inode(struct file *file)
 	return d_real_inode(file->f_path.dentry);
 }
 
-static unsigned long sframe_inode_key(const struct inode *inode)
+static unsigned long sframe_file_key(const struct sframe_file_id *id)
 {
-	return inode->i_ino ^ inode->i_sb->s_dev;
+	return id->ino ^ id->dev;
 }
 
 /**
  * sframe_file_find() - look up the entry of an inode
- * @inode: the file's real inode (sframe_real_inode())
+ * @now: the identity of the file's real inode (sframe_real_inode()) as it
+ *	is now, taken by sframe_file_id_set() before the lock
  *
  * An entry matches only the inode it was made for, while that is the
  * same file it was read from: same device, inode number and generation,
  * size and ctime (file_id.h).  One with a sidecar loaded by hand, which
- * stays until it is unloaded, matches any inode with those numbers: its
- * file's inode may be evicted meanwhile, and read again.  No reference
- * is taken.
+ * stays until it is unloaded, matches any inode with those numbers and
+ * the same file handle: its file's inode may be evicted meanwhile, and
+ * read again.  No reference is taken.
  *
  * Context: under sframe_files_lock.
  *
- * Return: the entry, or NULL if @inode has none.
+ * Return: the entry, or NULL if the inode of @now has none.
  */
-struct sframe_file *sframe_file_find(const struct inode *inode)
+struct sframe_file *sframe_file_find(const struct sframe_file_id *now)
 {
 	struct sframe_file *sf;
 
 	lockdep_assert_held(&sframe_files_lock);
-	hash_for_each_possible(sframe_files, sf, node, sframe_inode_key(inode)) {
-		if (sframe_file_id_is(&sf->id, inode, sf->sidecar_pinned))
+	hash_for_each_possible(sframe_files, sf, node, sframe_file_key(now)) {
+		if (sframe_file_id_is(&sf->id, now, sf->sidecar_pinned))
 			return sf;
 	}
 	return NULL;
@@ -337,9 +338,10 @@ static bool sframe_file_wants_load(const struct sframe_file *sf, kuid_t owner)
 		!uid_eq(sf->refused_owner, owner));
 }
 
-static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
+static struct sframe_file *sframe_file_new(struct file *file,
+					   const struct sframe_file_id *id,
+					   kuid_t owner)
 {
-	struct inode *inode = sframe_real_inode(file);
 	struct sframe_file *sf;
 	char *path;
 
@@ -362,7 +364,7 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 	}
 	sf->path = path;
 	refcount_set(&sf->ref, 1);
-	sframe_file_id_set(&sf->id, inode);
+	sf->id = *id;
 	sf->status = "loading";
 	sf->retry_at = jiffies;
 	INIT_LIST_HEAD(&sf->idle);
@@ -391,12 +393,13 @@ static struct sframe_file *sframe_file_new(struct file *file, kuid_t owner)
 struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 				    struct mm_struct *mm)
 {
-	struct inode *inode = sframe_real_inode(file);
 	struct sframe_file *sf, *fresh = NULL;
+	struct sframe_file_id now;
 
+	sframe_file_id_set(&now, sframe_real_inode(file));
 	for (;;) {
 		spin_lock(&sframe_files_lock);
-		sf = sframe_file_find(inode);
+		sf = sframe_file_find(&now);
 		if (sf) {
 			/* An idle entry hands over the list's reference. */
 			if (!sframe_file_unidle(sf))
@@ -408,15 +411,14 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 		} else if (fresh) {
 			sf = fresh;
 			fresh = NULL;
-			hash_add(sframe_files, &sf->node,
-				 sframe_inode_key(inode));
+			hash_add(sframe_files, &sf->node, sframe_file_key(&now));
 			atomic_long_inc(&sframe_nr_files);
 			sframe_file_queue_load(sf, file, mm, owner);
 		}
 		spin_unlock(&sframe_files_lock);
 		if (sf)
 			break;
-		fresh = sframe_file_new(file, owner);
+		fresh = sframe_file_new(file, &now, owner);
 		if (!fresh) {
 			sframe_count(files_refused);
 			return NULL;
@@ -444,12 +446,14 @@ struct sframe_file *sframe_file_get(struct file *file, kuid_t owner,
 struct sframe_file *sframe_file_get_known(struct file *file)
 {
 	struct dentry *dentry = file->f_path.dentry;
+	struct sframe_file_id now;
 	struct sframe_file *sf;
 
 	if (dentry->d_flags & DCACHE_OP_REAL)
 		return NULL;
+	sframe_file_id_set(&now, d_inode(dentry));
 	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(d_inode(dentry));
+	sf = sframe_file_find(&now);
 	/* An idle entry hands over the list's reference. */
 	if (sf && !sframe_file_unidle(sf))
 		refcount_inc(&sf->ref);

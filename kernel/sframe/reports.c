@@ -71,15 +71,16 @@ void sframe_file_mapped(struct sframe_file *sf, struct file *file,
  */
 int sframe_file_sweep(struct file *file, unsigned int sweep, kuid_t owner)
 {
-	struct inode *inode = sframe_real_inode(file);
+	struct sframe_file_id now;
 	struct sframe_file *sf;
 	struct file *own;
 	unsigned int gen;
 	u32 flags;
 	int ret;
 
+	sframe_file_id_set(&now, sframe_real_inode(file));
 	spin_lock(&sframe_files_lock);
-	sf = sframe_file_find(inode);
+	sf = sframe_file_find(&now);
 	if (!sf || !sf->reportable || sf->loading || sf->swept == sweep ||
 	    rcu_access_pointer(sf->sidecar)) {
 		spin_unlock(&sframe_files_lock);
