@@ -66,25 +66,30 @@ static __always_inline bool sframe_step_read_record(struct sframe_walk *w,
 /*
  * Read the caller's FP and RA saved at @cfa into @saved[0] and @saved[1]:
  * the RA at @ra_offset, the FP as @fp_at says (sframe_rule_saved_at_cfa():
- * at @fp_offset for SFRAME_STEP_FP_APART; @fp, the callee's, for
+ * at @fp_offset for SFRAME_STEP_FP_APART; the callee's, w->fp, for
  * SFRAME_STEP_FP_SAME).  In the common frame the FP is just below the RA:
  * one read fetches both, on the straight path.  An array, not two
- * pointers, so that the loops keep their own state in registers.  False
- * if a read failed.
+ * pointers, and every value the reads need waits in it or in @w, so that
+ * the loops keep their own state in registers.  False if a read failed.
  */
 static __always_inline bool sframe_step_read_saved(struct sframe_walk *w,
 						   u64 cfa, s32 ra_offset,
 						   s32 fp_offset, u8 fp_at,
-						   u64 fp, u64 saved[2])
+						   u64 saved[2])
 {
 	if (likely(fp_at == SFRAME_STEP_FP_BELOW_RA))
 		return sframe_step_read_record(w, cfa, ra_offset, saved);
-	saved[0] = fp;
-	return !SFRAME_WALK_READ(w, cfa + ra_offset, &saved[1], 1) &&
-	       (fp_at != SFRAME_STEP_FP_APART ||
-		!SFRAME_WALK_READ(w, cfa + fp_offset, &saved[0], 1));
+	if (fp_at != SFRAME_STEP_FP_APART) {
+		if (SFRAME_WALK_READ(w, cfa + ra_offset, &saved[1], 1))
+			return false;
+		saved[0] = w->fp;
+		return true;
+	}
+	/* The RA's address waits in its slot across the FP's read. */
+	saved[1] = cfa + ra_offset;
+	return !SFRAME_WALK_READ(w, cfa + fp_offset, &saved[0], 1) &&
+	       !SFRAME_WALK_READ(w, saved[1], &saved[1], 1);
 }
-
 
 static bool sframe_walk_fail(struct sframe_walk *w, enum sframe_walk_stop stop)
 {
@@ -159,7 +164,7 @@ static enum sframe_walk_stop sframe_saved_regs(struct sframe_walk *w,
 
 	if (sframe_rule_saved_at_cfa(rule, &fp_at)) {
 		if (!sframe_step_read_saved(w, cfa, rule->ra.offset,
-					    rule->fp.offset, fp_at, *fp, saved))
+					    rule->fp.offset, fp_at, saved))
 			return SFRAME_STOP_READ;
 		*fp = saved[0];
 		*ra = saved[1];
@@ -772,6 +777,29 @@ static __always_inline u64 sframe_walk_origin(const struct sframe_walk *w)
 }
 
 /*
+ * A miss of the cached loop at return address @ip: the flattened
+ * table's step, when the loop may take it (sframe_step_miss()), kept in
+ * the entry @e for @id and @rel, whether or not its step succeeds (the
+ * table's answer depends on nothing but @rel).  A call of its own, so
+ * that the hits' registers are the loop's.  False if the loop cannot
+ * take the frame.
+ */
+static noinline bool sframe_step_refill(struct sframe_walk *w,
+					struct sframe_step_entry *e, u64 ip,
+					u64 id, u64 rel)
+{
+	const struct sframe_step_form *step;
+
+	if (!sframe_step_miss(w->where.sec->flat,
+			      ip - sframe_walk_origin(w), &step))
+		return false;
+	*e = (struct sframe_step_entry){
+		.sec_id = id, .rel = rel, .step = *step,
+	};
+	return true;
+}
+
+/*
  * Step from return address to return address, storing each caller's IP
  * in @ips, @max at most, while the frame's rule has the loop's form
  * (struct sframe_step_form): from the step cache when @cached and it
@@ -786,17 +814,25 @@ static __always_inline unsigned int
 sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
 		 bool cached)
 {
-	const struct sframe_section *sec = w->where.sec;
+	/*
+	 * The range, the bias, the cache and FP are read where they are
+	 * used, as operands, and FP is kept in @w as each step makes it:
+	 * only the walk's own state stays in registers across each read.
+	 */
+	const struct sframe_where *where = &w->where;
+	const struct sframe_section *sec = where->sec;
 	const struct sframe_flat *flat = sec ? sec->flat : NULL;
-	struct sframe_step_cache *cache = w->cache;
-	u64 ip = w->ip, sp = w->sp, fp = w->fp, cfa, ra, saved[2];
-	/* A return address's call is in the range: ip - 1 - start < size. */
-	u64 start = w->where.start + 1, size = w->where.end - w->where.start;
-	u64 bias = w->where.bias + 1, mask = SFRAME_WALK_RA_MASK(w);
+	u64 pc = w->ip - 1, sp = w->sp, fp, cfa, ra, saved[2];
+	u64 mask = SFRAME_WALK_RA_MASK(w);
 	u64 id, origin;
 	const struct sframe_step_form *step;
 	struct sframe_step_entry *e = NULL;
-	u64 *out = ips, *end = ips + max, *missed_at = NULL;
+	/*
+	 * ips[max + i], i counting up to 0: one register for both.
+	 * missed_at: the i of the last miss; 1, which i never is, for none.
+	 */
+	u64 *end = ips + max;
+	long i = -(long)max, missed_at = 1;
 	unsigned int n, misses = 0;
 
 	/*
@@ -804,43 +840,37 @@ sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
 	 * takes the next frame, after which every SP is exact.  Only a
 	 * section with an id has entries (walk.h).
 	 */
-	if (!flat || (cached && !sec->id) || !w->sp_exact)
+	if (!flat || (cached && !sec->id) || !w->sp_exact || !max)
 		return 0;
 	id = sec->id;
 	if (!cached)
 		origin = sframe_walk_origin(w);
-	while (out < end) {
-		/* ip - 1 in the object */
-		u64 rel = ip - bias;
+	do {
+		u64 rel;
 
-		if (ip - start >= size)
+		/* The call, at pc (a return address less 1), is in the range. */
+		if (pc < where->start || pc >= where->end)
 			break;
+		/* pc in the object */
+		rel = pc - where->bias;
 		if (cached)
-			e = sframe_step_slot(cache, id, rel);
+			e = sframe_step_slot(w->cache, id, rel);
 		if (cached && likely(e->rel == rel && e->sec_id == id)) {
 			step = &e->step;
 		} else {
 			/*
-			 * With a cache, the loop's registers are the hits';
-			 * a miss finds its table again.
+			 * With a cache, a miss finds its table again, out of
+			 * the hits' way, and the entry keeps its answer.
 			 */
-			if (cached) {
-				flat = w->where.sec->flat;
-				origin = sframe_walk_origin(w);
-			}
-			if (!sframe_step_miss(flat, ip - origin, &step))
+			if (cached ? !sframe_step_refill(w, e, pc + 1, id, rel) :
+			    !sframe_step_miss(flat, pc + 1 - origin, &step))
 				break;
-			/*
-			 * The table's answer depends on nothing but rel:
-			 * kept whether or not its step succeeds.
-			 */
 			if (cached)
-				*e = (struct sframe_step_entry){
-					.sec_id = id, .rel = rel, .step = *step,
-				};
+				step = &e->step;
 			misses++;
-			missed_at = out;
+			missed_at = i;
 		}
+		fp = w->fp;
 		cfa = (step->from_fp ? fp : sp) + step->cfa_offset;
 		if (sframe_step_check_cfa(cfa, sp, false))
 			break;
@@ -848,25 +878,24 @@ sframe_walk_loop(struct sframe_walk *w, u64 *ips, unsigned int max,
 		if (likely(step->fp_at == SFRAME_STEP_FP_BELOW_RA) ?
 		    !sframe_step_read_record(w, cfa, step->ra_offset, saved) :
 		    !sframe_step_read_saved(w, cfa, step->ra_offset,
-					    step->fp_offset, step->fp_at, fp,
+					    step->fp_offset, step->fp_at,
 					    saved))
 			break;
 		ra = saved[1] & mask;
 		if (!ra)
 			break;
-		ip = ra;
+		pc = ra - 1;
 		sp = cfa;
-		fp = saved[0];
-		*out++ = ip;
-	}
-	n = out - ips;
+		w->fp = saved[0];
+		end[i] = ra;
+	} while (++i);
+	n = max + i;
 	/* A miss whose step failed is no step. */
-	misses -= missed_at == out;
+	misses -= missed_at == i;
 	if (n) {
-		/* The last IP stored: ip is dead once the read is made. */
-		w->ip = out[-1];
+		/* The last IP stored: ra is dead once the read is made. */
+		w->ip = end[i - 1];
 		w->sp = sp;
-		w->fp = fp;
 		w->sp_exact = true;
 		w->ra_known = false;
 		w->sframe_steps += n;

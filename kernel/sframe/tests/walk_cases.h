@@ -1121,7 +1121,14 @@ struct walk_env {
 	struct sframe_section gapped;
 	unsigned int lookups;		/* calls of the lookup callback */
 	struct sframe_step_cache *cache;	/* optional, for the walk */
-	unsigned int cached_steps;	/* the last walk's, by the cache */
+	/*
+	 * Walk by one sframe_walk_fill() of every frame, as the module's
+	 * hooks do, rather than a step at a time (the code read is then
+	 * not told apart by step: code_rereads counts across steps).
+	 */
+	bool batch;
+	unsigned int sframe_steps;	/* the last walk's */
+	unsigned int cached_steps;	/* the last walk's, of sframe_steps */
 	unsigned int fp_fallback_steps;	/* the last walk's */
 	unsigned int record_cfa_steps;	/* the last walk's */
 	/*
@@ -1314,13 +1321,20 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 		sframe_walk_strip_ra(&w, c->pac_bits);
 	if (env->cache)
 		sframe_walk_cache(&w, env->cache);
-	for (;;) {
+	if (env->batch) {
+		env->nr_code_read = 0;
+		n = sframe_walk_fill(&w, got, WALK_MAX_FRAMES - 1);
+		for (i = 0; i < n; i++)
+			got[i] = walk_move(got[i], 0, -env->delta);
+	}
+	while (!env->batch) {
 		env->nr_code_read = 0;
 		if (n == WALK_MAX_FRAMES - 1 || !sframe_walk_next(&w))
 			break;
 		got[n++] = walk_move(w.ip, 0, -env->delta);
 	}
 	got[n] = 0;
+	env->sframe_steps = w.sframe_steps;
 	env->cached_steps = w.cached_steps;
 	env->fp_fallback_steps = w.fp_fallback_steps;
 	env->record_cfa_steps = w.record_cfa_steps;
