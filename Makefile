@@ -26,7 +26,8 @@
 #   make bench-servers    PostgreSQL's, Redis's and nginx's rates under perf
 #                         record -a -g: perf's walker, the module while the
 #                         service warms up, the module warm (the packages
-#                         on a booted Debian 12 with Debian's 6.12)
+#                         on a booted Debian 12 with Debian's 6.12, its
+#                         clock counting instructions)
 #   make checkpatch       checkpatch.pl --no-tree on every .c and .h but
 #                         the x86-64 fixtures' sources
 #   make demo             perf -g with and without the module, in a VM

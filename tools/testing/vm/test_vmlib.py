@@ -333,33 +333,34 @@ class ThroughputJudgeTest(unittest.TestCase):
         self.assertIn("warm 0.98x of it (goal 0.97x)", passes[0])
         self.assertIn("stock_2 900/-/-", passes[0])
 
+    @unittest.mock.patch.dict(os.environ, {"VMTEST_THROUGHPUT_SECONDS": "10"})
     def test_the_runs_noise_and_the_cpu_shares(self):
         report = channel.GuestReport("throughput")
         report.metrics.update({"redis_warm_walk_ms": "1200", "redis_warm_2_walk_ms": "1800",
-                               "redis_warming_service_ms": "12000",
+                               "redis_warming_service_ms": "4000",
                                "redis_stock_kworker_ms": "300", "redis_stock_2_kworker_ms": "0",
-                               "redis_warming_kworker_ms": "3000",
-                               "redis_warming_idle_ms": "6000"})
+                               "redis_warming_kworker_ms": "1000",
+                               "redis_warming_idle_ms": "2000"})
         for window, rate in self.RATES.items():
             report.metrics[f"redis_{window}"] = rate
         _, passes = system.judge_throughput(report)
         # stock 700 and 900: 200 apart, over their mean of 800
         self.assertEqual(report.metrics["redis_stock_spread"], "0.25")
         self.assertEqual(report.metrics["redis_warm_spread"], "0.00")
-        # 1.5 s of walks a window, of 30 s on the guest's one CPU; the
-        # service 12 s
-        self.assertEqual(report.metrics["redis_warm_walk_share"], "0.050")
+        # 1.5 s of walks a window, of 10 s on the guest's one CPU; the
+        # service 4 s
+        self.assertEqual(report.metrics["redis_warm_walk_share"], "0.150")
         self.assertEqual(report.metrics["redis_warming_service_share"], "0.400")
         self.assertNotIn("redis_warm_service_share", report.metrics)
-        # the kernel's workers: 150 ms a window under perf's walker, 3 s
-        # while the service warmed up, when the CPU also stood idle 6 s
-        self.assertEqual(report.metrics["redis_stock_kworker_share"], "0.005")
+        # the kernel's workers: 150 ms a window under perf's walker, 1 s
+        # while the service warmed up, when the CPU also stood idle 2 s
+        self.assertEqual(report.metrics["redis_stock_kworker_share"], "0.015")
         self.assertEqual(report.metrics["redis_warming_kworker_share"], "0.100")
         self.assertEqual(report.metrics["redis_warming_idle_share"], "0.200")
         self.assertNotIn("redis_warm_kworker_share", report.metrics)
         self.assertIn("two windows 0.25 apart at most, of the guest's CPU time, "
-                      "stock: kworker 0.5%; warming: service 40.0%, kworker 10.0%, "
-                      "idle 20.0%; warm: walk 5.0%", passes[-1])
+                      "stock: kworker 1.5%; warming: service 40.0%, kworker 10.0%, "
+                      "idle 20.0%; warm: walk 15.0%", passes[-1])
 
     def test_a_missing_or_zero_rate_fails(self):
         _, (failures, passes) = self.judge({**self.RATES, "stock_2": "", "warm": "0"})

@@ -109,18 +109,22 @@ def guest_slot(what):
 
 
 def boot(bzimage, initrd, console_log, channel_log, timeout, extra_args=(), memory="2G",
-         idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64", cpus=CPUS):
+         idle_timeout=IDLE_TIMEOUT, disks=(), arch="amd64", cpus=CPUS, icount=None):
     """Run QEMU until the guest stops, timeout passes or it goes silent.
 
     disks are raw images attached as virtio disks, in order (vda, vdb, ...).
+    icount: whether the guest's clock counts instructions (ICOUNT_ARGS);
+    None: as VMTEST_ICOUNT says.
     """
+    if icount is None:
+        icount = ICOUNT
     guest = ARCHES[arch]
     qemu = need_tool(guest.qemu)
     console = [f"console={guest.console},115200"]
     cmd = [qemu] + guest.machine + ["-smp", str(cpus), "-m", memory,
                                     "-nographic", "-no-reboot", "-monitor", "none",
                                     "-nic", "none", "-serial", "stdio"] + \
-        ICOUNT_ARGS * ICOUNT + \
+        ICOUNT_ARGS * icount + \
         guest.qemu_channel(channel_log) + \
         ["-kernel", bzimage, "-initrd", initrd,
          "-append", " ".join(console + KERNEL_ARGS + list(extra_args))]

@@ -67,9 +67,21 @@ BOOT_LIMITS = {"throughput": 4800}
 # one, the guest's scheduler shares it, by the units' weights, as on a
 # machine whose every CPU the server keeps busy: the case that matters.
 BOOT_CPUS = {"throughput": 1}
+# The throughput phase's guest counts instructions (qemu.ICOUNT_ARGS): a
+# guest second is 10^9 of them, so a window's rate is per instruction
+# the guest ran, the same run after run whatever else the host does,
+# where timed by the host's clock the same setting's two windows were
+# up to a quarter apart.  It measures what profiling costs in CPU work,
+# which is what it takes from a server that keeps its CPU busy.  A wait
+# for the host's disk takes no guest time but jumps the clock to the
+# guest's next timer, again and again: a task waiting a few host
+# seconds can seem blocked for minutes, so that boot turns the hung-task
+# check off (BOOT_ARGS).
+BOOT_ICOUNT = {"throughput": True}
+BOOT_ARGS = {"throughput": ["sysctl.kernel.hung_task_timeout_secs=0"]}
 IDLE_LIMIT = 900                # apt and DKMS print nothing on the ports meanwhile
 GUEST_SETTINGS = {"PERF_FREQ": "499", "PERF_SECONDS": "10",
-                  "THROUGHPUT_FREQ": "999", "THROUGHPUT_SECONDS": "30"}
+                  "THROUGHPUT_FREQ": "999", "THROUGHPUT_SECONDS": "10"}
 # Each mode's phases in order, one boot each (the guest script's
 # functions NAME_phase), and each phase's perf recordings: NAME.perf, of
 # the program whose command name is given.  xz-upgrade: xz started again
@@ -153,6 +165,11 @@ OUTERMOST = {"node": ("node", "_start")}
 CLIENTS = {"bpftrace": bpftrace_stacks, "bcc": folded_stacks}
 CLIENT_PROGRAMS = ["perl", "xz"]
 
+def guest_setting(name):
+    """Return the guest's setting name (GUEST_SETTINGS), or VMTEST_<name>."""
+    return os.environ.get(f"VMTEST_{name}", GUEST_SETTINGS[name])
+
+
 def make_debs(results):
     """Build the packages with make deb; return [the two .debs]."""
     logfile = os.path.join(results, "deb.log")
@@ -174,7 +191,7 @@ def make_test_disk(debs, kernel, phases, path):
     shutil.copyfile(NODE_WORKLOAD, os.path.join(staging, os.path.basename(NODE_WORKLOAD)))
     for deb in debs:
         shutil.copyfile(deb, os.path.join(staging, "debs", os.path.basename(deb)))
-    settings = {k: os.environ.get(f"VMTEST_{k}", v) for k, v in GUEST_SETTINGS.items()}
+    settings = {k: guest_setting(k) for k in GUEST_SETTINGS}
     settings["KERNEL"] = kernel
     settings["PHASES"] = " ".join(phases)
     with open(os.path.join(staging, "settings"), "w") as f:
@@ -257,8 +274,11 @@ def throughput_noise(report, load):
 
     Perf's walker and the warm module each ran twice: how far apart each
     pair's rates are (LOAD_HOW_spread, the difference over the mean) is
-    what the same setting moved by within the run, so a ratio that
-    differs from 1 by less than the larger spread is within its noise.
+    what the same setting moved by within the run.  With the guest
+    counting instructions (BOOT_ICOUNT) the clock adds no noise, and a
+    spread is the setting's own: the second warm window follows the
+    service's restart on its cache, which supplies the client's files
+    again once it starts.
     """
     spreads = []
     for how in ("stock", "warm"):
@@ -281,7 +301,7 @@ def throughput_shares(report, load):
     the service warms up and once it is idle.  A load that leaves the CPU
     idle waits on something other than the CPU time the rest took.
     """
-    cpu_ms = float(GUEST_SETTINGS["THROUGHPUT_SECONDS"]) * 1000 * BOOT_CPUS["throughput"]
+    cpu_ms = float(guest_setting("THROUGHPUT_SECONDS")) * 1000 * BOOT_CPUS["throughput"]
     said = []
     for how in ("stock", "warming", "warm"):
         shares = []
@@ -399,9 +419,10 @@ def boot_phase(name, phase, recordings, image, disks, outdir, tap, timings):
     limit = BOOT_LIMITS.get(phase, BOOT_LIMIT)
     log(f"{name}: boot for {phase}, limit {limit} s, console: {console_log}")
     result = qemu.boot(image.vmlinuz, image.initrd, console_log, channel_log, limit,
-                       extra_args=["root=/dev/vda", "rw"], disks=disks,
-                       idle_timeout=IDLE_LIMIT,
-                       cpus=BOOT_CPUS.get(phase, qemu.CPUS))
+                       extra_args=["root=/dev/vda", "rw"] + BOOT_ARGS.get(phase, []),
+                       disks=disks, idle_timeout=IDLE_LIMIT,
+                       cpus=BOOT_CPUS.get(phase, qemu.CPUS),
+                       icount=BOOT_ICOUNT.get(phase))
     timings[f"{name} {phase} boot"] = round(result.seconds, 1)
     with open(console_log, errors="replace") as f:
         sections = console.split_sections(f.read())
