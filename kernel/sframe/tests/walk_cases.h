@@ -1326,12 +1326,13 @@ static enum sframe_walk_stop walk_case_run(const struct walk_suite *suite,
 		n = sframe_walk_fill(&w, got, WALK_MAX_FRAMES - 1);
 		for (i = 0; i < n; i++)
 			got[i] = walk_move(got[i], 0, -env->delta);
-	}
-	while (!env->batch) {
-		env->nr_code_read = 0;
-		if (n == WALK_MAX_FRAMES - 1 || !sframe_walk_next(&w))
-			break;
-		got[n++] = walk_move(w.ip, 0, -env->delta);
+	} else {
+		for (;;) {
+			env->nr_code_read = 0;
+			if (n == WALK_MAX_FRAMES - 1 || !sframe_walk_next(&w))
+				break;
+			got[n++] = walk_move(w.ip, 0, -env->delta);
+		}
 	}
 	got[n] = 0;
 	env->sframe_steps = w.sframe_steps;
